@@ -1,0 +1,25 @@
+"""The estimation engine: pure Python, no Streamlit, Altair or pandas.
+
+from model import Scenario, estimate
+result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64))
+result.training.time_s, result.inference.tpot_s, result.to_dict()
+"""
+
+from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
+from model.estimate import Estimate, InferenceEstimate, Range, TrainingEstimate, estimate
+from model.scenario import Scenario, ScenarioError
+
+__all__ = [
+    "Catalog",
+    "CatalogError",
+    "Estimate",
+    "InferenceEstimate",
+    "Range",
+    "Scenario",
+    "ScenarioError",
+    "TrainingEstimate",
+    "default_catalog",
+    "estimate",
+    "load_user_catalog",
+    "parse_user_catalog",
+]

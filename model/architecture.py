@@ -1,0 +1,333 @@
+"""Transformer architectures: parameter counts, KV-cache and attention sizes, derived once.
+
+Parameter counting follows the layer shapes of the Hugging Face implementations (LlamaForCausalLM,
+MixtralForCausalLM, DeepseekV3ForCausalLM, GPT/BLOOM): attention projections, MLP (gated SwiGLU
+has three matrices, a plain GELU MLP two), norms, embeddings and an LM head that is counted only
+when it is not tied to the input embedding (the mistake llm-analysis makes, peer_tools.md 1.1).
+DeepSeek's multi-head latent attention (MLA) follows arXiv:2405.04434 sec. 2.1 and the V3 config.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+__all__ = [
+    "Architecture",
+    "ArchitectureStats",
+    "derive_architecture",
+    "expected_experts_touched",
+]
+
+MlpKind = Literal["gated", "plain"]
+NormKind = Literal["rms", "layer"]
+AttentionKind = Literal["standard", "mla"]
+
+
+@dataclass(frozen=True, slots=True)
+class ArchitectureStats:
+    """Sizes derived from an architecture, computed once when it is built.
+
+    Counts are numbers of parameters or elements, not bytes.
+    """
+
+    total_params: float
+    active_params: float
+    embedding_params: float
+    """Input embedding and learned positions: looked up, never multiplied."""
+    head_params: float
+    """The LM head's matrix (vocab x hidden), tied or not: it is multiplied on every token."""
+    matmul_params_active: float
+    """Weights in matrix products per token: every linear layer, active experts and the head."""
+    dense_matmul_params: float
+    """Matrix weights read on every decode step whatever the batch: attention, dense MLPs,
+    shared experts, routers and the LM head."""
+    attention_params: float
+    """Attention projection weights over all layers (the narrower products of a layer)."""
+    expert_params: float
+    """Weights of one routed expert in one layer."""
+    moe_layers: int
+    kv_elements_per_token: float
+    """Cached elements per token across all layers (K and V, or MLA's latent and rope key)."""
+    kv_heads_for_sharding: int
+    """How many ways the KV cache splits under tensor parallelism (1 for MLA: the latent is
+    replicated on every rank)."""
+    attention_flops_per_token_per_key: float
+    """Forward FLOPs of QK^T and AV for one query attending to one key, over all layers."""
+    activation_bytes_per_token_layer: float
+    """Bytes one training token stores per layer for backward with flash attention, 16-bit
+    activations and no dropout (Korthikanti et al. 2022, sec. 4, re-derived per tensor)."""
+    attention_score_bytes_per_token_per_key: float
+    """Extra bytes per token and per key when attention scores are materialised (no flash)."""
+    layer_input_bytes_per_token: float
+    """Bytes of one layer's input per token: what full recomputation keeps (2 x hidden)."""
+    widest_inner_dim: int
+    """The MLP width one token passes through (expert width x active experts for MoE)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Architecture:
+    """The shape of a decoder-only transformer, enough to size weights, KV cache and FLOPs."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    vocab: int
+    head_dim: int = 0
+    """Per-head width; 0 means hidden // heads."""
+    tied_embeddings: bool = False
+    mlp: MlpKind = "gated"
+    norm: NormKind = "rms"
+    attention: AttentionKind = "standard"
+    qkv_bias: bool = False
+    position_embeddings: int = 0
+    sliding_window: int | None = None
+    max_context: int = 4096
+    experts: int = 0
+    active_experts: int = 0
+    shared_experts: int = 0
+    expert_ffn: int = 0
+    dense_layers: int = 0
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    stats: ArchitectureStats = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Derive the sizes once; the dataclass is frozen, so set the cached field directly."""
+        object.__setattr__(self, "stats", _compute_stats(self))
+
+    @property
+    def is_moe(self) -> bool:
+        """Whether the MLPs are mixtures of experts."""
+        return self.experts > 0
+
+    @property
+    def effective_head_dim(self) -> int:
+        """Per-head width, defaulting to hidden / heads."""
+        return self.head_dim or self.hidden // self.heads
+
+    def with_overrides(self, **changes: int | None) -> Architecture:
+        """Return a copy with some shape fields replaced (None values are ignored)."""
+        given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **given) if given else self
+
+
+def _compute_stats(a: Architecture) -> ArchitectureStats:
+    """Count parameters and per-token sizes of ``a`` (see the module docstring for sources)."""
+    h = a.hidden
+    head_dim = a.effective_head_dim
+    mlp_matrices = 3 if a.mlp == "gated" else 2
+    norm_per_vector = 1 if a.norm == "rms" else 2  # LayerNorm has a bias as well as a weight
+
+    if a.attention == "mla":
+        qk_dim = a.qk_nope_head_dim + a.qk_rope_head_dim
+        if a.q_lora_rank:
+            q_params = h * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * a.heads * qk_dim
+        else:
+            q_params = h * a.heads * qk_dim
+        kv_params = (
+            h * (a.kv_lora_rank + a.qk_rope_head_dim)
+            + a.kv_lora_rank
+            + a.kv_lora_rank * a.heads * (a.qk_nope_head_dim + a.v_head_dim)
+        )
+        attention_params = q_params + kv_params + a.heads * a.v_head_dim * h
+        # Cached per token and layer: the compressed latent and the shared rope key
+        # (DeepSeek-V2 eq. 9-10), whatever the head count.
+        kv_per_layer = a.kv_lora_rank + a.qk_rope_head_dim
+        kv_shards = 1
+        flops_per_key_layer = 2.0 * a.heads * (qk_dim + a.v_head_dim)
+        q_width = a.heads * qk_dim
+        kv_width = a.heads * (qk_dim + a.v_head_dim)  # K and V after up-projection
+        out_width = a.heads * a.v_head_dim
+        latent_bytes = 2.0 * (a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim)
+    else:
+        q_width = a.heads * head_dim
+        kv_dim = a.kv_heads * head_dim
+        attention_params = 2 * h * q_width + 2 * h * kv_dim
+        if a.qkv_bias:
+            attention_params += q_width + 2 * kv_dim
+        kv_per_layer = 2 * kv_dim
+        kv_shards = a.kv_heads
+        flops_per_key_layer = 4.0 * a.heads * head_dim
+        kv_width = 2 * kv_dim
+        out_width = q_width
+        latent_bytes = 0.0
+
+    norms_per_layer = 2 * norm_per_vector * h
+    dense_mlp_params = mlp_matrices * h * a.ffn
+    moe_layers = max(a.layers - a.dense_layers, 0) if a.is_moe else 0
+    dense_layers = a.layers - moe_layers
+    expert_params = float(mlp_matrices * h * a.expert_ffn) if a.is_moe else 0.0
+    router_params = h * a.experts if a.is_moe else 0
+    shared_params = a.shared_experts * expert_params
+
+    embedding = float(a.vocab * h + a.position_embeddings * h)
+    head = float(a.vocab * h)
+    final_norm = norm_per_vector * h
+    per_layer_common = attention_params + norms_per_layer
+    total = (
+        embedding
+        + (0.0 if a.tied_embeddings else head)
+        + a.layers * per_layer_common
+        + dense_layers * dense_mlp_params
+        + moe_layers * (a.experts * expert_params + shared_params + router_params)
+        + final_norm
+    )
+    active_moe = moe_layers * (a.active_experts * expert_params + shared_params + router_params)
+    active = (
+        embedding
+        + (0.0 if a.tied_embeddings else head)
+        + a.layers * per_layer_common
+        + dense_layers * dense_mlp_params
+        + active_moe
+        + final_norm
+    )
+    dense_matmul = (
+        a.layers * attention_params
+        + dense_layers * dense_mlp_params
+        + moe_layers * (shared_params + router_params)
+        + head
+    )
+    matmul_active = dense_matmul + moe_layers * a.active_experts * expert_params
+
+    # Activations stored for backward, bytes per token per layer at 2 bytes per element:
+    # two norm inputs, the attention input, Q/K/V kept by flash attention, the attention output,
+    # the MLP input and its inner tensors (gate, up and their product for SwiGLU; GELU in and
+    # out for a plain MLP). GPT-3's shape gives 32h, Korthikanti's 34h less the 2h of dropout masks.
+    attention_bytes = 2.0 * h + 2.0 * (q_width + kv_width) + 2.0 * out_width + latent_bytes
+    inner_per_expert = 6.0 if a.mlp == "gated" else 4.0
+    if a.is_moe:
+        moe_bytes = 2.0 * h + 4.0 * a.experts + (a.active_experts + a.shared_experts) * inner_per_expert * a.expert_ffn
+        dense_bytes = 2.0 * h + inner_per_expert * a.ffn
+        mlp_bytes = (moe_layers * moe_bytes + dense_layers * dense_bytes) / a.layers
+        widest = (a.active_experts + a.shared_experts) * a.expert_ffn
+    else:
+        mlp_bytes = 2.0 * h + inner_per_expert * a.ffn
+        widest = a.ffn
+    activation_bytes = 4.0 * h + attention_bytes + mlp_bytes
+
+    return ArchitectureStats(
+        total_params=total,
+        active_params=active,
+        embedding_params=embedding,
+        head_params=head,
+        matmul_params_active=matmul_active,
+        dense_matmul_params=dense_matmul,
+        attention_params=float(a.layers * attention_params),
+        expert_params=expert_params,
+        moe_layers=moe_layers,
+        kv_elements_per_token=float(a.layers * kv_per_layer),
+        kv_heads_for_sharding=kv_shards,
+        attention_flops_per_token_per_key=a.layers * flops_per_key_layer,
+        activation_bytes_per_token_layer=activation_bytes,
+        attention_score_bytes_per_token_per_key=2.0 * a.heads,
+        layer_input_bytes_per_token=2.0 * h,
+        widest_inner_dim=max(widest, h),
+    )
+
+
+def expected_experts_touched(experts: int, active: int, tokens: float) -> float:
+    """Return how many distinct experts of one layer a batch of ``tokens`` routes to.
+
+    With uniform routing each token picks ``active`` of ``experts``; an expert is missed by one
+    token with probability 1 - active/experts, so E[touched] = E * (1 - (1 - k/E)^tokens).
+    At one token this is k; at large batches every expert is read (inference-sim #559 shows
+    the cost of forgetting this).
+    """
+    if experts <= 0:
+        return 0.0
+    if tokens <= 1.0:
+        return float(active) * max(tokens, 0.0)
+    miss = 1.0 - active / experts
+    return float(experts * (1.0 - miss**tokens))
+
+
+# A bare parameter count becomes a Llama-3-style dense decoder (documented rule):
+#   head_dim 128, heads = hidden / 128, kv_heads = gcd(heads, 8) (grouped-query attention),
+#   SwiGLU ffn = 3.5 x hidden rounded to 256, vocab 32,000 (small models) or 128,256 (>= 2B),
+#   aspect ratio hidden / layers ~ 128 (Llama 3: 4096/32, 8192/80, 16384/126; Kaplan et al.
+#   2020 find loss flat in the aspect ratio over a wide range), then layers solved exactly.
+_HEAD_DIM = 128
+_ASPECT = 128.0
+_FFN_RATIO = 3.5
+
+
+def derive_architecture(
+    params: float,
+    *,
+    layers: int | None = None,
+    hidden: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    ffn: int | None = None,
+    vocab: int | None = None,
+    experts: int | None = None,
+    active_experts: int | None = None,
+) -> Architecture:
+    """Build a plausible dense (or MoE, if ``experts`` is given) architecture of ``params``.
+
+    Shapes given as arguments are kept; the others follow the rule above, and the layer count
+    (or, when layers and hidden are both fixed, the MLP width) absorbs the rest so that the
+    parameter count lands near ``params``.
+
+    Raises:
+        ValueError: the shapes given cannot reach ``params`` (e.g. a tiny count with a huge vocab).
+    """
+    if vocab is None:
+        vocab = 128256 if params >= 2e9 else 32000
+    n_experts = experts or 0
+    k_active = active_experts or (min(2, n_experts) if n_experts else 0)
+    mlp_copies = float(n_experts) if n_experts else 1.0
+
+    def per_layer(h: int, f: int, q_heads: int, kv: int) -> float:
+        attention = 2 * h * q_heads * _HEAD_DIM + 2 * h * kv * _HEAD_DIM
+        return attention + mlp_copies * 3 * h * f + (h * n_experts) + 2 * h
+
+    if hidden is None:
+        # Solve params = L * c * h^2 + 2 V h with L = h / aspect for h (bisection on a monotone
+        # function); c ~ 2.25 (GQA attention) + 10.5 * copies (SwiGLU).
+        c = 2.25 + 3 * _FFN_RATIO * mlp_copies
+        fixed_layers = float(layers) if layers is not None else None
+        low, high = 64.0, 131072.0
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            depth = fixed_layers if fixed_layers is not None else mid / _ASPECT
+            if depth * c * mid * mid + 2 * vocab * mid < params:
+                low = mid
+            else:
+                high = mid
+        # Widths are multiples of 1,024 from 4,096 up (as in every Llama), of 256 below.
+        step = 1024.0 if low >= 3584 else 256.0
+        hidden = max(256, int(round(low / step) * step))
+    q_heads = heads or max(1, hidden // _HEAD_DIM)
+    kv = kv_heads or math.gcd(q_heads, 8)
+    width = ffn or max(256, round(_FFN_RATIO * hidden / 256.0) * 256)
+    embeddings = 2 * vocab * hidden
+    if layers is None:
+        layers = max(1, round((params - embeddings) / per_layer(hidden, width, q_heads, kv)))
+    elif ffn is None:
+        # Layers and hidden both fixed: the MLP width takes up the remaining parameters.
+        attention_only = per_layer(hidden, 0, q_heads, kv)
+        remaining = (params - embeddings) / layers - attention_only
+        width = max(256, round(remaining / (3 * hidden * mlp_copies) / 256.0) * 256)
+    if params - embeddings <= 0:
+        raise ValueError(f"{params:.3g} parameters cannot hold a vocabulary of {vocab} at width {hidden}")
+    return Architecture(
+        layers=layers,
+        hidden=hidden,
+        heads=q_heads,
+        kv_heads=kv,
+        head_dim=_HEAD_DIM if hidden // q_heads != _HEAD_DIM else 0,
+        ffn=width,
+        vocab=vocab,
+        experts=n_experts,
+        active_experts=k_active,
+        expert_ffn=width if n_experts else 0,
+        max_context=131072 if params >= 2e9 else 4096,
+    )

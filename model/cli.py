@@ -1,0 +1,326 @@
+"""The command line: ``python -m model estimate ...`` and ``python -m model list ...``.
+
+Bad input exits with status 2 and one line naming the flag, the value and what is allowed;
+never a traceback. Numbers accept 7e9, 7B, 2T, 1.5k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog
+from model.estimate import Estimate, estimate
+from model.precision import PRECISIONS
+from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, Scenario, ScenarioError
+from model.units import DAY_S, GB, parse_quantity
+
+__all__ = ["main"]
+
+_LISTS = ("gpus", "models", "interconnects", "networks", "precisions")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _count(kind: str, minimum: float, maximum: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = parse_quantity(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a number; expected {kind} (e.g. 7e9, 7B, 2T, 1.5k)"
+            ) from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is out of range; expected {kind} from {minimum:g} to {maximum:g}"
+            )
+        return value
+
+    return parse
+
+
+def _whole(kind: str, minimum: int, maximum: int) -> Callable[[str], int]:
+    counted = _count(kind, minimum, maximum)
+
+    def parse(text: str) -> int:
+        value = counted(text)
+        if value != int(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; expected {kind}")
+        return int(value)
+
+    return parse
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = parse_quantity(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; expected a fraction between 0 and 1") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; expected a fraction above 0 and at most 1")
+    return value
+
+
+def _batch(text: str) -> int | str:
+    if text.strip().lower() == "max":
+        return "max"
+    return _whole("a batch size or max", 1, 10_000_000)(text)
+
+
+def _price(text: str) -> float:
+    return _count("a price in dollars per GPU-hour", 0, 10_000)(text)
+
+
+def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
+    model = p.add_argument_group("model")
+    which = model.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="ID", help="a preset id (python -m model list models)")
+    which.add_argument(
+        "--params",
+        type=_count("a parameter count", 1e6, 1e14),
+        metavar="N",
+        help="a bare parameter count; a Llama-style architecture is derived",
+    )
+    for flag, limit in (
+        ("layers", 2048),
+        ("hidden", 1_000_000),
+        ("heads", 4096),
+        ("kv-heads", 4096),
+        ("ffn", 10_000_000),
+        ("vocab", 10_000_000),
+        ("experts", 100_000),
+        ("active-experts", 100_000),
+    ):
+        model.add_argument(f"--{flag}", type=_whole(f"a {flag} count", 1, limit), metavar="N")
+    hw = p.add_argument_group("hardware")
+    hw.add_argument("--gpu", metavar="ID", help="a GPU id (python -m model list gpus)")
+    hw.add_argument("--cards", type=_whole("a card count", 1, 1_000_000), metavar="N")
+    hw.add_argument("--gpus-per-node", type=_whole("a node size", 1, 100_000), metavar="N")
+    hw.add_argument("--interconnect", metavar="ID", help="scale-up link inside a node")
+    hw.add_argument("--network", metavar="ID", help="scale-out network between nodes")
+    hw.add_argument("--precision", choices=PRECISIONS, metavar="|".join(PRECISIONS))
+    hw.add_argument("--kv-precision", choices=("fp32", "bf16", "fp16", "fp8", "int8", "int4"), metavar="P")
+    hw.add_argument("--catalog", metavar="FILE", help="a YAML file of extra gpus: and models: rows")
+    hw.add_argument("--price-per-gpu-hour", type=_price, metavar="F")
+    tr = p.add_argument_group("training")
+    tr.add_argument("--tokens", type=_count("a token count", 1, 1e16), metavar="N")
+    tr.add_argument("--seq-len", type=_whole("a sequence length", 1, 100_000_000), metavar="N")
+    tr.add_argument("--global-batch", type=_whole("sequences per step", 1, 100_000_000), metavar="N")
+    tr.add_argument("--micro-batch", type=_whole("sequences per micro-batch", 1, 1_000_000), metavar="N")
+    for flag in ("tp", "pp", "dp", "ep"):
+        tr.add_argument(f"--{flag}", type=_whole(f"a {flag} degree", 1, 1_000_000), metavar="N")
+    tr.add_argument("--zero", type=int, choices=(0, 1, 2, 3), metavar="0-3")
+    tr.add_argument("--recompute", choices=RECOMPUTE_MODES, metavar="|".join(RECOMPUTE_MODES))
+    tr.add_argument("--optimizer", choices=OPTIMIZERS, metavar="|".join(OPTIMIZERS))
+    tr.add_argument("--finetune", choices=FINETUNE_MODES, metavar="|".join(FINETUNE_MODES))
+    tr.add_argument("--lora-rank", type=_whole("a LoRA rank", 1, 65_536), metavar="N")
+    tr.add_argument("--mfu", type=_fraction, metavar="F", help="fix the model FLOPs utilisation")
+    tr.add_argument("--no-master-weights", action="store_true", help="pure 16-bit training")
+    tr.add_argument("--no-flash-attention", action="store_true")
+    inf = p.add_argument_group("inference")
+    inf.add_argument("--batch", type=_batch, metavar="N|max")
+    inf.add_argument("--prompt-len", type=_whole("a prompt length", 1, 100_000_000), metavar="N")
+    inf.add_argument("--output-len", type=_whole("an output length", 1, 100_000_000), metavar="N")
+    inf.add_argument("--utilization", type=_fraction, metavar="F")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+_FIELDS = (
+    "model",
+    "params",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "ffn",
+    "vocab",
+    "experts",
+    "active_experts",
+    "gpu",
+    "cards",
+    "gpus_per_node",
+    "interconnect",
+    "network",
+    "precision",
+    "kv_precision",
+    "tokens",
+    "seq_len",
+    "global_batch",
+    "micro_batch",
+    "tp",
+    "pp",
+    "dp",
+    "ep",
+    "zero",
+    "recompute",
+    "optimizer",
+    "finetune",
+    "lora_rank",
+    "mfu",
+    "batch",
+    "prompt_len",
+    "output_len",
+    "utilization",
+    "price_per_gpu_hour",
+)
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario:
+    """Build a Scenario from parsed flags; flags not given keep the Scenario defaults."""
+    given: dict[str, Any] = {name: getattr(args, name) for name in _FIELDS if getattr(args, name, None) is not None}
+    if args.params is not None or (args.layers is not None and args.hidden is not None and args.model is None):
+        given.setdefault("model", None)
+    if args.no_master_weights:
+        given["master_weights"] = False
+    if args.no_flash_attention:
+        given["flash_attention"] = False
+    return Scenario(**given)
+
+
+def _finite(value: Any) -> Any:
+    """Replace non-finite floats (never expected) with None so the JSON stays valid."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _summary(result: Estimate) -> str:
+    t, i = result.training, result.inference
+    inputs = result.inputs
+    lines = [
+        f"{inputs['model_name']} ({inputs['params'] / 1e9:,.2f}B params) on "
+        f"{inputs['cards']} x {inputs['gpu_name']}, {inputs['precision']}",
+        "training:",
+        f"  fits: {'yes' if t.fits else 'no'}; memory per card {t.memory_per_gpu.total / GB:,.1f} GB "
+        f"(weights {t.memory_per_gpu.weights / GB:,.1f}, gradients {t.memory_per_gpu.gradients / GB:,.1f}, "
+        f"optimizer {t.memory_per_gpu.optimizer / GB:,.1f}, activations {t.memory_per_gpu.activations / GB:,.1f}, "
+        f"other {t.memory_per_gpu.other / GB:,.1f})",
+        f"  layout: tp {t.parallelism.tp} x pp {t.parallelism.pp} x dp {t.parallelism.dp}, ep {t.parallelism.ep}, "
+        f"ZeRO {t.parallelism.zero}, recompute {t.recompute}",
+        f"  {t.tokens:.3g} tokens: {t.total_flops:.3g} FLOPs, {t.time_s / DAY_S:,.1f} days, "
+        f"{t.gpu_hours:,.0f} GPU-hours, "
+        + (f"${t.cost_usd:,.0f}, " if t.cost_usd is not None else "")
+        + (f"{t.energy_kwh:,.0f} kWh, " if t.energy_kwh is not None else "")
+        + f"MFU {t.mfu:.0%}, {t.tokens_per_s_per_gpu:,.0f} tokens/s per card",
+        "inference:",
+        f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
+        f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
+        f"replica tp {i.tp} x pp {i.pp}, {i.dp} replicas; batch {i.batch} (max {i.max_batch})",
+        f"  TTFT {i.ttft_s * 1e3:,.1f} ms, TPOT {i.tpot_s * 1e3:,.2f} ms (roofline {i.tpot_roofline_s * 1e3:,.2f} ms), "
+        f"{i.decode_tokens_per_s_per_user:,.1f} tokens/s per user, {i.decode_tokens_per_s:,.0f} tokens/s in total, "
+        f"{i.bound}-bound"
+        + (
+            f", ${i.cost_per_million_output_tokens_usd:,.2f} per million output tokens"
+            if i.cost_per_million_output_tokens_usd is not None
+            else ""
+        ),
+    ]
+    lines += [f"warning: {w}" for w in result.warnings]
+    return "\n".join(lines)
+
+
+def _list(kind: str, catalog: Catalog, as_json: bool) -> str:
+    rows: list[dict[str, Any]]
+    if kind == "gpus":
+        rows = [
+            {
+                "id": g.id,
+                "name": g.name,
+                "memory_gb": g.memory_bytes / GB,
+                "bandwidth_gb_per_s": g.memory_bandwidth_bytes_per_s / GB,
+                "bf16_dense_tflops": (g.dense_flops_per_s.get("bf16") or g.dense_flops_per_s.get("fp16") or 0) / 1e12,
+                "usd_per_gpu_hour": g.cloud_usd_per_gpu_hour,
+            }
+            for g in catalog.gpus.values()
+        ]
+    elif kind == "models":
+        rows = [
+            {
+                "id": m.id,
+                "name": m.name,
+                "params_b": m.architecture.stats.total_params / 1e9,
+                "active_params_b": m.architecture.stats.active_params / 1e9,
+            }
+            for m in catalog.models.values()
+        ]
+    elif kind in ("interconnects", "networks"):
+        table = catalog.interconnects if kind == "interconnects" else catalog.networks
+        rows = [
+            {
+                "id": link.id,
+                "name": link.name,
+                "gb_per_s_per_direction": link.bandwidth_bytes_per_s / GB,
+                "latency_us": link.latency_s * 1e6,
+            }
+            for link in table.values()
+        ]
+    else:
+        rows = [{"id": p} for p in PRECISIONS]
+    if as_json:
+        return json.dumps(rows, allow_nan=False)
+    keys = list(rows[0])
+    widths = {k: max(len(k), *(len(_cell(r[k])) for r in rows)) for k in keys}
+    out = ["  ".join(k.ljust(widths[k]) for k in keys)]
+    out += ["  ".join(_cell(r[k]).ljust(widths[k]) for k in keys) for r in rows]
+    return "\n".join(out)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.4g}" if value < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser for ``python -m model``."""
+    parser = _Parser(prog="python -m model", description="Estimate LLM training and serving on GPUs.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_estimate_flags(commands.add_parser("estimate", help="estimate one scenario"))
+    lister = commands.add_parser("list", help="list a catalog")
+    lister.add_argument("kind", choices=_LISTS, metavar="|".join(_LISTS))
+    lister.add_argument("--catalog", metavar="FILE")
+    lister.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        catalog = default_catalog()
+        if getattr(args, "catalog", None):
+            catalog = catalog.merged(load_user_catalog(args.catalog))
+        if args.command == "list":
+            print(_list(args.kind, catalog, args.json))
+            return 0
+        result = estimate(scenario_from_args(args), catalog)
+    except ScenarioError as error:
+        flag = "--" + error.field.replace("_", "-")
+        parser.exit(2, f"{parser.prog}: error: argument {flag}: {str(error).split(': ', 1)[1]}\n")
+    except CatalogError as error:
+        parser.exit(2, f"{parser.prog}: error: argument --catalog: {error}\n")
+    if args.json:
+        print(json.dumps(_finite(result.to_dict()), allow_nan=False))
+    else:
+        print(_summary(result))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

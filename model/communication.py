@@ -1,0 +1,90 @@
+"""Collective communication over the scale-up link and the scale-out network.
+
+Cost model (the alpha-beta model of Thakur et al. 2005, as NCCL's docs and Calculon use it):
+time = latency + bytes moved per GPU / bandwidth. A ring all-reduce moves 2(n-1)/n of the
+buffer per GPU, an all-gather or reduce-scatter (n-1)/n, an all-to-all (n-1)/n.
+
+Groups are laid out as Megatron-LM does (order tp, dp, pp: tensor parallelism innermost).
+A group that spans nodes with k members in each node runs k rings at once, one per NIC
+(rail-optimised clusters put one NIC per GPU), so its bandwidth per GPU is
+min(scale-up bandwidth, k x NIC bandwidth) and each inter-node hop adds the network latency.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+from model.catalog import Link
+from model.efficiency import EXPECTED, Efficiencies
+
+__all__ = [
+    "GroupPath",
+    "all_gather_time",
+    "all_reduce_time",
+    "all_to_all_time",
+    "group_path",
+    "p2p_time",
+]
+
+
+class GroupPath(NamedTuple):
+    """The bandwidth and latency one GPU of a collective group sees."""
+
+    bandwidth_bytes_per_s: float
+    latency_s: float
+    crosses_nodes: bool
+
+
+def _share(measured: float | None, default: float, expected_default: float) -> float:
+    """Return a link's usable share: measured if known (moved by this set's optimism), else default."""
+    if measured is None:
+        return default
+    return min(0.97, measured * default / expected_default)
+
+
+@functools.lru_cache(maxsize=4096)
+def group_path(
+    size: int, stride: int, gpus_per_node: int, scale_up: Link, network: Link, eff: Efficiencies
+) -> GroupPath:
+    """Return the path a group of ``size`` GPUs, ``stride`` apart in rank order, talks over."""
+    up = scale_up.bandwidth_bytes_per_s * _share(
+        scale_up.measured_efficiency, eff.collective_bandwidth, EXPECTED.collective_bandwidth
+    )
+    if size <= 1 or size * stride <= gpus_per_node:
+        return GroupPath(up, scale_up.latency_s, False)
+    members_per_node = max(1, gpus_per_node // stride)
+    nodes = math.ceil(size / members_per_node)
+    nic = network.bandwidth_bytes_per_s * _share(
+        network.measured_efficiency, eff.network_bandwidth, EXPECTED.network_bandwidth
+    )
+    bandwidth = min(up, members_per_node * nic) if members_per_node > 1 else min(up, nic)
+    latency = scale_up.latency_s + network.latency_s * max(1.0, math.log2(nodes))
+    return GroupPath(bandwidth, latency, True)
+
+
+def all_reduce_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
+    """Return the seconds of one ring all-reduce of ``buffer_bytes`` over ``size`` GPUs."""
+    if size <= 1 or buffer_bytes <= 0:
+        return 0.0
+    return path.latency_s + 2.0 * (size - 1) / size * buffer_bytes / path.bandwidth_bytes_per_s
+
+
+def all_gather_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
+    """Return the seconds of one all-gather (or reduce-scatter) of a ``buffer_bytes`` result."""
+    if size <= 1 or buffer_bytes <= 0:
+        return 0.0
+    return path.latency_s + (size - 1) / size * buffer_bytes / path.bandwidth_bytes_per_s
+
+
+def all_to_all_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
+    """Return the seconds of one all-to-all in which each GPU holds ``buffer_bytes``."""
+    return all_gather_time(buffer_bytes, size, path)
+
+
+def p2p_time(message_bytes: float, path: GroupPath) -> float:
+    """Return the seconds to send one message to a neighbour (pipeline stages)."""
+    if message_bytes <= 0:
+        return 0.0
+    return path.latency_s + message_bytes / path.bandwidth_bytes_per_s

@@ -1,0 +1,157 @@
+"""Efficiencies: how much of the datasheet peaks real software reaches, from measurements.
+
+Nothing here is keyed by a model name or a reference entry: each factor describes a physical
+mechanism (matrix-product shape and precision, memory streaming, kernel launches, collectives,
+overlap, pipeline bubbles, failures) and is set once from the measurements cited beside it.
+The expected set is the estimate; the optimistic and pessimistic sets bound the range shown
+next to every headline figure.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+__all__ = [
+    "EXPECTED",
+    "OPTIMISTIC",
+    "PESSIMISTIC",
+    "Efficiencies",
+    "matmul_efficiency",
+]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Efficiencies:
+    """One set of efficiency factors (fractions of a peak unless the name says otherwise)."""
+
+    matmul_ceiling: Mapping[str, float]
+    """Share of dense peak a large matrix product reaches, by precision, on a GPU whose catalog
+    row has no measured ceiling. H200 microbench 8192^3: bf16 784.2/989.4 = 0.79, fp8
+    1423.4/1978.9 = 0.72, fp32 50.8/67 = 0.76, tf32 399.2/494.7 = 0.81, int8 908.2/1978.9 = 0.46."""
+    matmul_half_work_flops: Mapping[str, float]
+    """FLOPs of one product at which it reaches half its ceiling's share: efficiency =
+    ceiling x W / (W + W0). Fitted to the H200 4096^3 rows: bf16 0.736 of peak (W0 ~ 1.2e10),
+    fp8 0.515 (W0 ~ 5.5e10); small products lose efficiency to tile and wave quantisation."""
+    training_matmul_vs_ceiling: float
+    """Training products relative to the best-shape ceiling: forward, two backward products per
+    weight (one transposed), mixed shapes and stream gaps. Calibrated once on the published
+    training-throughput set (issue 4's validate command prints the fit)."""
+    attention_vs_matmul: float
+    """Flash-attention kernels relative to the GEMM ceiling (FlashAttention-2 paper: 50-73 % of
+    A100 peak forward and backward, against cuBLAS's ~80 %)."""
+    memory_bandwidth: float
+    """Share of peak HBM/GDDR bandwidth a streaming kernel sustains when the GPU row has no
+    measured figure. H200 microbench: device copy 4254/4800 = 0.886, bf16 weight streaming at
+    batch 1-64: 4036-4241/4800 = 0.84-0.88; gpt-fast on A100: 'about 1700 GB/s' of 2039 = 0.83."""
+    dequant_bandwidth: float
+    """Bandwidth share of weight-only int8/int4/fp4 kernels relative to 16-bit ones (dequantising
+    costs instructions: gpt-fast int8 reaches 155.6 vs 104.9 tok/s for a 2x smaller read)."""
+    decode_layer_overhead_s: float
+    """Fixed time per transformer layer per forward step: kernel launches, norms, rotary,
+    sampling. Dominates small-batch decode of small models."""
+    collective_bandwidth: float
+    """Share of a link's per-direction bandwidth a large collective reaches when the link row
+    has no measured figure (nccl-tests: NVLink 0.78-0.83, interconnects.yaml)."""
+    network_bandwidth: float
+    """Share of a NIC's line rate large inter-node collectives reach (AWS EFA: 340 of 400 Gb/s)."""
+    tp_overlap: float
+    """Share of tensor-parallel collective time hidden behind compute in training."""
+    dp_overlap: float
+    """Share of the overlappable window in which data-parallel gradient traffic is hidden."""
+    ep_overlap: float
+    """Share of expert-parallel all-to-all time hidden behind compute in training."""
+    overlap_interference: float
+    """Slowdown of compute per second of communication hidden behind it: NCCL kernels occupy
+    SMs and HBM bandwidth the products they overlap would use (overlapped GEMMs run 10-30 %
+    slower in published overlap characterisations of all-reduce with GEMM)."""
+    elementwise_traffic_factor: float
+    """Memory traffic of the non-matrix work (norms, activations, residuals, rotary) in training,
+    as a multiple of the activation bytes a layer stores per token: unfused element-wise kernels
+    read and write each tensor in the forward pass and about twice as much in the backward."""
+    failure_rate_per_gpu_hour: float
+    """Unexpected job interruptions per GPU-hour. Llama 3 paper sec. 3.3.4: 419 unexpected
+    interruptions in 54 days on 16,384 H100s = 1.97e-5."""
+    hours_lost_per_failure: float
+    """Wall time lost per interruption (restart plus recomputation since the last checkpoint).
+    Set so that 16,384 GPUs keep the 'higher than 90 % effective training time' Llama 3
+    reports: 0.9 = 1 / (1 + 0.32/h x t) gives t = 0.34 h."""
+    optimizer_bytes_per_param: float
+    """HBM traffic of one AdamW update per parameter: read fp32 weight, m, v and the gradient,
+    write weight, m, v and the 16-bit copy (4+4+4+2+4+4+4+2 = 28 bytes)."""
+
+
+EXPECTED = Efficiencies(
+    matmul_ceiling=MappingProxyType(
+        {"fp32": 0.76, "tf32": 0.81, "bf16": 0.79, "fp16": 0.76, "fp8": 0.72, "int8": 0.46, "fp4": 0.70}
+    ),
+    matmul_half_work_flops=MappingProxyType(
+        {"fp32": 4e9, "tf32": 1e10, "bf16": 1.2e10, "fp16": 1.2e10, "fp8": 5.5e10, "int8": 2e10, "fp4": 8e10}
+    ),
+    training_matmul_vs_ceiling=0.58,
+    attention_vs_matmul=0.75,
+    memory_bandwidth=0.85,
+    dequant_bandwidth=0.70,
+    decode_layer_overhead_s=20e-6,
+    collective_bandwidth=0.80,
+    network_bandwidth=0.85,
+    tp_overlap=0.30,
+    dp_overlap=0.90,
+    ep_overlap=0.50,
+    overlap_interference=0.15,
+    elementwise_traffic_factor=6.0,
+    failure_rate_per_gpu_hour=1.97e-5,
+    hours_lost_per_failure=0.34,
+    optimizer_bytes_per_param=28.0,
+)
+
+
+def _scaled(
+    base: Efficiencies, *, compute: float, memory: float, links: float, overhead: float, overlap: float
+) -> Efficiencies:
+    """Return ``base`` with its factors moved by the given multipliers (capped at 1)."""
+    return replace(
+        base,
+        matmul_ceiling=MappingProxyType({k: min(0.98, v * compute) for k, v in base.matmul_ceiling.items()}),
+        memory_bandwidth=min(0.97, base.memory_bandwidth * memory),
+        collective_bandwidth=min(0.97, base.collective_bandwidth * links),
+        network_bandwidth=min(0.97, base.network_bandwidth * links),
+        decode_layer_overhead_s=base.decode_layer_overhead_s * overhead,
+        tp_overlap=min(0.95, base.tp_overlap * overlap),
+        dp_overlap=min(0.98, base.dp_overlap * overlap),
+        ep_overlap=min(0.95, base.ep_overlap * overlap),
+        overlap_interference=base.overlap_interference / overlap,
+        hours_lost_per_failure=base.hours_lost_per_failure * overhead,
+    )
+
+
+# The range: software stacks differ by about this much on the same hardware (the spread of
+# the published measurements around the expected estimate; see the Method page).
+OPTIMISTIC = _scaled(EXPECTED, compute=1.15, memory=1.08, links=1.15, overhead=0.5, overlap=1.3)
+PESSIMISTIC = _scaled(EXPECTED, compute=0.80, memory=0.85, links=0.75, overhead=2.0, overlap=0.6)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ceiling(eff: Efficiencies, precision: str, ceiling_share: float | None) -> float:
+    default = eff.matmul_ceiling.get(precision, 0.7)
+    if ceiling_share is None:
+        return default
+    # A measured ceiling replaces the default; keep this set's relative optimism.
+    return min(0.98, ceiling_share * default / EXPECTED.matmul_ceiling.get(precision, default))
+
+
+def matmul_efficiency(eff: Efficiencies, precision: str, work_flops: float, ceiling_share: float | None) -> float:
+    """Return the share of dense peak one matrix product of ``work_flops`` FLOPs reaches.
+
+    efficiency = ceiling x W / (W + W0): the ceiling is the GPU's measured largest-product rate
+    over its peak when the catalog has one (scaled by this set's compute multiplier), else the
+    H200-measured share for the precision; W0 from the H200 4096^3 products.
+    """
+    ceiling = _ceiling(eff, precision, ceiling_share)
+    if math.isinf(work_flops):
+        return ceiling
+    half = eff.matmul_half_work_flops.get(precision, 2e10)
+    return ceiling * work_flops / (work_flops + half)

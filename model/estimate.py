@@ -1,0 +1,424 @@
+"""One estimate: training and inference for a scenario, with ranges and plain-language warnings."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from model.catalog import Catalog
+from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
+from model.hardware import compute_precision, matmul_ceiling_share, peak_flops
+from model.inference import DecodeStep, decode_step, ideal_decode_step, prefill_time, serving_context, serving_rates
+from model.memory import (
+    RUNTIME_BYTES,
+    InferenceMemory,
+    Layout,
+    TrainingMemory,
+    inference_memory,
+    max_batch_that_fits,
+    training_regime,
+)
+from model.parallelism import choose_inference_layout, choose_training_layout
+from model.scenario import SCENARIO_FIELDS, Resolved, Scenario, resolve
+from model.training import StepTime, step_time, training_work, wall_time
+from model.units import GB, HOUR_S
+
+__all__ = ["Estimate", "InferenceEstimate", "Range", "TrainingEstimate", "estimate"]
+
+
+class Range(NamedTuple):
+    """The low and high ends of a figure across the efficiency range."""
+
+    low: float
+    high: float
+
+
+class TrainingEstimate(NamedTuple):
+    """Training the scenario's model on the scenario's cards (memory figures per card)."""
+
+    total_flops: float
+    time_s: float
+    gpu_hours: float
+    cost_usd: float | None
+    energy_kwh: float | None
+    tokens_per_s_per_gpu: float
+    mfu: float
+    memory_per_gpu: TrainingMemory
+    fits: bool
+    parallelism: Layout
+    recompute: str
+    tokens: float
+    seq_len: int
+    global_batch: int
+    micro_batch: int
+    microbatches: int
+    steps: float
+    step: StepTime
+    compute_precision: str
+    regime: str
+
+
+class InferenceEstimate(NamedTuple):
+    """Serving the scenario's model; throughput counts every replica, memory is per card."""
+
+    memory_per_gpu: InferenceMemory
+    fits: bool
+    max_batch: int
+    batch: int
+    ttft_s: float
+    tpot_s: float
+    tpot_roofline_s: float
+    decode_step_s: float
+    decode_tokens_per_s: float
+    decode_tokens_per_s_per_user: float
+    prefill_tokens_per_s: float
+    bound: str
+    cost_per_million_output_tokens_usd: float | None
+    tp: int
+    pp: int
+    dp: int
+    decode: DecodeStep
+    compute_precision: str
+
+
+class Estimate(NamedTuple):
+    """The result of :func:`estimate`: immutable, with ``to_dict`` for JSON."""
+
+    resolved: Resolved
+    training: TrainingEstimate
+    inference: InferenceEstimate
+    ranges: dict[str, Range]
+    warnings: tuple[str, ...]
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The scenario with every default filled in (built on demand: estimates stay cheap)."""
+        r, scenario = self.resolved, self.resolved.scenario
+        arch = r.arch
+        inputs = {name: getattr(scenario, name) for name in SCENARIO_FIELDS}
+        inputs.update(
+            model_name=r.model_name,
+            params=arch.stats.total_params,
+            active_params=arch.stats.active_params,
+            architecture={
+                "layers": arch.layers,
+                "hidden": arch.hidden,
+                "heads": arch.heads,
+                "kv_heads": arch.kv_heads,
+                "head_dim": arch.effective_head_dim,
+                "ffn": arch.ffn,
+                "vocab": arch.vocab,
+                "experts": arch.experts,
+                "active_experts": arch.active_experts,
+                "attention": arch.attention,
+                "tied_embeddings": arch.tied_embeddings,
+                "max_context": arch.max_context,
+            },
+            gpu_name=r.gpu.name,
+            gpus_per_node=r.gpus_per_node,
+            interconnect=r.scale_up.id,
+            network=r.network.id,
+            kv_precision=r.kv_precision,
+            tokens=r.tokens,
+            seq_len=r.seq_len,
+            global_batch=self.training.global_batch,
+            recompute=self.training.recompute,
+            batch=self.inference.batch,
+            price_per_gpu_hour=r.price_per_gpu_hour,
+        )
+        return inputs
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return plain nested dicts and numbers (bytes, seconds, FLOPs, dollars, kWh)."""
+        training = _plain(self.training)
+        training["parallelism"] = dict(self.training.parallelism._asdict())
+        inference = _plain(self.inference)
+        inference["parallelism"] = {"tp": self.inference.tp, "pp": self.inference.pp, "dp": self.inference.dp}
+        return {
+            "inputs": self.inputs,
+            "training": training,
+            "inference": inference,
+            "ranges": {name: {"low": r.low, "high": r.high} for name, r in self.ranges.items()},
+            "warnings": list(self.warnings),
+        }
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    return value
+
+
+_VARIANTS: tuple[Efficiencies, ...] = (EXPECTED, OPTIMISTIC, PESSIMISTIC)
+
+
+def _bytes(value: float) -> str:
+    return f"{value / GB:,.1f} GB"
+
+
+def _runtime_bytes(r: Resolved) -> float:
+    """An accelerator attached to a host carries a runtime context; a bare CPU server does not."""
+    return RUNTIME_BYTES if r.gpu.host_link else 0.0
+
+
+def _ranges(**figures: list[float | None] | list[float]) -> dict[str, Range]:
+    """Return each known figure's low and high over the efficiency sets (unknown ones left out)."""
+    ranges = {}
+    for name, values in figures.items():
+        known = [v for v in values if v is not None]
+        if len(known) == len(values):
+            ranges[name] = Range(min(known), max(known))
+    return ranges
+
+
+def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[str, Range]]:
+    s, gpu, arch = r.scenario, r.gpu, r.arch
+    precision = r.precision
+    if s.finetune not in ("lora", "qlora") and precision in ("int8", "int4"):
+        warnings.append(f"training in {precision} is not a training format; estimated as bf16 mixed precision")
+        precision = "bf16"
+    key, note = compute_precision(gpu, precision)
+    if note:
+        warnings.append(f"training: {note}")
+    regime = training_regime(arch, precision, s.optimizer, s.finetune, s.lora_rank, s.master_weights)
+    runtime = _runtime_bytes(r)
+    plan = choose_training_layout(
+        arch,
+        regime,
+        cards=s.cards,
+        gpus_per_node=r.gpus_per_node,
+        capacity_bytes=gpu.memory_bytes,
+        seq_len=r.seq_len,
+        global_tokens=r.global_batch_tokens,
+        micro_batch=s.micro_batch,
+        recompute=r.recompute,
+        flash_attention=s.flash_attention,
+        tp=s.tp,
+        pp=s.pp,
+        dp=s.dp,
+        ep=s.ep,
+        zero=s.zero,
+        runtime_bytes=runtime,
+    )
+    layout = plan.layout
+    used = layout.tp * layout.pp * layout.dp
+    shape = f"tp {layout.tp} x pp {layout.pp} x dp {layout.dp}"
+    if used > s.cards:
+        warnings.append(f"the layout {shape} needs {used} cards; the scenario has {s.cards}")
+    elif used < s.cards:
+        warnings.append(f"training uses {used} of {s.cards} cards ({shape}); the rest sit idle")
+    if layout.tp > r.gpus_per_node:
+        warnings.append(
+            f"tensor parallelism of {layout.tp} crosses nodes of {r.gpus_per_node}: "
+            f"its all-reduces go over {r.network.name}"
+        )
+    if not plan.fits:
+        warnings.append(
+            f"training does not fit: needs {_bytes(plan.memory.total)} per card, has {_bytes(gpu.memory_bytes)}"
+        )
+    work = training_work(
+        r, regime, layout, global_batch=plan.global_batch, microbatches=plan.microbatches, recompute=plan.recompute
+    )
+    peak = peak_flops(gpu, key)
+    share = matmul_ceiling_share(gpu, key)
+    lora = s.finetune in ("lora", "qlora")
+    model_flops = work.model_flops_per_token * r.tokens
+    times: list[float] = []
+    steps: list[StepTime] = []
+    for eff in _VARIANTS:
+        if s.mfu is not None:
+            seconds = model_flops / (used * peak * s.mfu) / work.steps
+            step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
+        else:
+            step = step_time(
+                r,
+                work,
+                layout,
+                microbatches=plan.microbatches,
+                compute_key=key,
+                peak=peak,
+                ceiling_share=share,
+                eff=eff,
+                lora=lora,
+            )
+        steps.append(step)
+        times.append(wall_time(step.total, work.steps, used, eff))
+    time_s = times[0]
+    gpu_hours = [t * s.cards / HOUR_S for t in times]
+    price = r.price_per_gpu_hour
+    costs = [h * price if price is not None else None for h in gpu_hours]
+    energies = [h * gpu.tdp_w / 1000.0 if gpu.tdp_w else None for h in gpu_hours]
+    mfus = [model_flops / (t * used * peak) for t in times]
+    rates = [r.tokens / t / s.cards for t in times]
+    result = TrainingEstimate(
+        total_flops=work.hardware_flops_per_token * r.tokens,
+        time_s=time_s,
+        gpu_hours=gpu_hours[0],
+        cost_usd=costs[0],
+        energy_kwh=energies[0],
+        tokens_per_s_per_gpu=rates[0],
+        mfu=mfus[0],
+        memory_per_gpu=plan.memory,
+        fits=plan.fits,
+        parallelism=layout,
+        recompute=plan.recompute,
+        tokens=r.tokens,
+        seq_len=r.seq_len,
+        global_batch=plan.global_batch,
+        micro_batch=s.micro_batch,
+        microbatches=plan.microbatches,
+        steps=work.steps,
+        step=steps[0],
+        compute_precision=key,
+        regime=regime.label,
+    )
+    ranges = _ranges(
+        time_s=times,
+        gpu_hours=gpu_hours,
+        cost_usd=costs,
+        energy_kwh=energies,
+        tokens_per_s_per_gpu=rates,
+        mfu=mfus,
+    )
+    return result, ranges
+
+
+def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dict[str, Range]]:
+    s, gpu, arch = r.scenario, r.gpu, r.arch
+    key, note = compute_precision(gpu, r.precision)
+    if note:
+        warnings.append(f"inference: {note}")
+    context = float(s.prompt_len + s.output_len)
+    if context > arch.max_context:
+        warnings.append(
+            f"prompt + output = {context:,.0f} tokens is longer than the model's {arch.max_context:,}-token context"
+        )
+    runtime = _runtime_bytes(r)
+    wanted = 1 if s.batch == "max" else int(s.batch)
+    plan = choose_inference_layout(
+        arch,
+        cards=s.cards,
+        gpus_per_node=r.gpus_per_node,
+        capacity_bytes=gpu.memory_bytes,
+        precision=r.precision,
+        kv_precision=r.kv_precision,
+        batch=wanted,
+        context=context,
+        prompt_len=s.prompt_len,
+        tp=s.tp,
+        pp=s.pp,
+        runtime_bytes=runtime,
+    )
+    most = max_batch_that_fits(
+        arch,
+        gpu.memory_bytes,
+        precision=r.precision,
+        kv_precision=r.kv_precision,
+        context=context,
+        prompt_len=s.prompt_len,
+        tp=plan.tp,
+        pp=plan.pp,
+        runtime_bytes=runtime,
+    )
+    batch = max(1, most) if s.batch == "max" else wanted
+    memory = (
+        plan.memory
+        if batch == wanted
+        else inference_memory(
+            arch,
+            precision=r.precision,
+            kv_precision=r.kv_precision,
+            batch=batch,
+            context=context,
+            prompt_len=s.prompt_len,
+            tp=plan.tp,
+            pp=plan.pp,
+            runtime_bytes=runtime,
+        )
+    )
+    fits = memory.total <= gpu.memory_bytes
+    if not fits:
+        limit = "not even one sequence fits" if most == 0 else f"at most {most} sequences fit"
+        warnings.append(
+            f"inference does not fit: needs {_bytes(memory.total)} per card, has {_bytes(gpu.memory_bytes)} ({limit})"
+        )
+    ctx = serving_context(
+        r,
+        tp=plan.tp,
+        pp=plan.pp,
+        compute_key=key,
+        peak=peak_flops(gpu, key),
+        ceiling_share=matmul_ceiling_share(gpu, key),
+    )
+    output = float(s.output_len)
+    ideal = ideal_decode_step(r, ctx, batch)
+    figures: dict[str, list[float | None]] = {
+        k: []
+        for k in (
+            "ttft_s",
+            "tpot_s",
+            "decode_tokens_per_s",
+            "decode_tokens_per_s_per_user",
+            "prefill_tokens_per_s",
+            "cost_per_million_output_tokens_usd",
+        )
+    }
+    steps: list[DecodeStep] = []
+    for eff in _VARIANTS:
+        rates = serving_rates(r, ctx, eff)
+        step = decode_step(r, ctx, batch, rates)
+        steps.append(step)
+        single = prefill_time(r, ctx, 1, rates)
+        prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
+        # Continuous batching: each user's tokens wait for the other users' prefills.
+        tpot = step.total + prefill_all * (batch - 1) / batch / output
+        cycle = prefill_all + output * step.total
+        total_rate = plan.dp * batch * output / cycle
+        ttft = single + (0.5 * step.total if batch > 1 else 0.0)
+        figures["ttft_s"].append(ttft)
+        figures["tpot_s"].append(tpot)
+        figures["decode_tokens_per_s"].append(total_rate)
+        figures["decode_tokens_per_s_per_user"].append(1.0 / tpot)
+        figures["prefill_tokens_per_s"].append(plan.dp * batch * s.prompt_len / prefill_all)
+        price = r.price_per_gpu_hour
+        figures["cost_per_million_output_tokens_usd"].append(
+            price * s.cards / HOUR_S / (total_rate * s.utilization) * 1e6 if price is not None else None
+        )
+    expected = {k: v[0] for k, v in figures.items()}
+    step = steps[0]
+    result = InferenceEstimate(
+        memory_per_gpu=memory,
+        fits=fits,
+        max_batch=most,
+        batch=batch,
+        ttft_s=expected["ttft_s"],  # type: ignore[arg-type]
+        tpot_s=expected["tpot_s"],  # type: ignore[arg-type]
+        tpot_roofline_s=ideal,
+        decode_step_s=step.total,
+        decode_tokens_per_s=expected["decode_tokens_per_s"],  # type: ignore[arg-type]
+        decode_tokens_per_s_per_user=expected["decode_tokens_per_s_per_user"],  # type: ignore[arg-type]
+        prefill_tokens_per_s=expected["prefill_tokens_per_s"],  # type: ignore[arg-type]
+        bound="memory" if step.memory_time >= step.compute_time else "compute",
+        cost_per_million_output_tokens_usd=expected["cost_per_million_output_tokens_usd"],
+        tp=plan.tp,
+        pp=plan.pp,
+        dp=plan.dp,
+        decode=step,
+        compute_precision=key,
+    )
+    return result, _ranges(**figures)
+
+
+def estimate(scenario: Scenario, catalog: Catalog | None = None) -> Estimate:
+    """Estimate training and serving for ``scenario``.
+
+    Raises:
+        ScenarioError: an input is invalid (unknown id, out of range); "does not fit" is a
+            result, reported in ``fits`` and ``warnings``.
+    """
+    r = resolve(scenario, catalog)
+    warnings: list[str] = []
+    if r.price_per_gpu_hour is None:
+        warnings.append(f"no cloud price is known for {r.gpu.name}; give price_per_gpu_hour for costs")
+    training, training_ranges = _training(r, warnings)
+    inference, inference_ranges = _inference(r, warnings)
+    return Estimate(r, training, inference, {**training_ranges, **inference_ranges}, tuple(warnings))

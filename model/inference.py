@@ -1,0 +1,195 @@
+"""Serving speed: prefill (time to first token), decode (time per output token), loaded throughput.
+
+Decode step (per pipeline stage): the bytes read, every weight matrix touched once (all experts
+a batch routes to, E x (1 - (1 - k/E)^tokens)) plus each sequence's KV cache at its mean
+context (the cache grows from the prompt to prompt + output), over achievable bandwidth; or the
+products' FLOPs over achievable compute, whichever is longer (the roofline, Williams et al.
+2009; the seeds' "time per token = bytes of weights / memory bandwidth" is its batch-1 ideal);
+plus per-layer launch overhead and two tensor-parallel all-reduces per layer (Megatron).
+Prefill: 2 N FLOPs per prompt token plus causal attention, at the products' efficiency.
+Under continuous batching a replica also prefills arriving requests, so its output rate is
+output tokens over prefill plus decode time (Sarathi-Serve, Agrawal et al. 2024, sec. 2).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from model.architecture import expected_experts_touched
+from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
+from model.efficiency import Efficiencies, matmul_efficiency
+from model.hardware import achievable_bandwidth
+from model.memory import kv_bytes_per_sequence
+from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+from model.scenario import Resolved
+
+__all__ = [
+    "DecodeStep",
+    "ServingContext",
+    "ServingRates",
+    "decode_step",
+    "ideal_decode_step",
+    "prefill_time",
+    "serving_context",
+    "serving_rates",
+]
+
+
+class ServingContext(NamedTuple):
+    """Per-scenario constants of the serving model, computed once."""
+
+    dense_weight_bytes: float
+    """Weights every step reads whatever the batch, per replica."""
+    expert_bytes: float
+    """One routed expert of one layer."""
+    kv_bytes_mean: float
+    """One sequence's KV cache per card at the mean decode context."""
+    compute_key: str
+    peak_flops: float
+    ceiling_share: float | None
+    tp: int
+    pp: int
+
+
+class DecodeStep(NamedTuple):
+    """One decode step of a replica at a given batch, in seconds."""
+
+    memory_time: float
+    compute_time: float
+    overhead: float
+    communication: float
+    total: float
+    """Time per output token (the step, all pipeline stages)."""
+
+
+def serving_context(
+    r: Resolved, *, tp: int, pp: int, compute_key: str, peak: float, ceiling_share: float | None
+) -> ServingContext:
+    """Collect the per-replica sizes decode and prefill need."""
+    arch, stats = r.arch, r.arch.stats
+    weight_size = bytes_per_element(r.precision)
+    dense = stats.dense_matmul_params
+    if r.precision in QUANTIZED_WEIGHT_PRECISIONS:
+        dense_bytes = (dense - stats.head_params) * weight_size + stats.head_params * 2.0
+    else:
+        dense_bytes = dense * weight_size
+    context = r.scenario.prompt_len + r.scenario.output_len / 2.0
+    return ServingContext(
+        dense_weight_bytes=dense_bytes,
+        expert_bytes=stats.expert_params * weight_size,
+        kv_bytes_mean=kv_bytes_per_sequence(arch, context, r.kv_precision, tp, pp),
+        compute_key=compute_key,
+        peak_flops=peak,
+        ceiling_share=ceiling_share,
+        tp=tp,
+        pp=pp,
+    )
+
+
+def _weights_read(r: Resolved, ctx: ServingContext, tokens: float) -> float:
+    """Weight bytes one forward pass over ``tokens`` tokens reads, per card."""
+    arch = r.arch
+    experts = 0.0
+    if arch.is_moe:
+        touched = expected_experts_touched(arch.experts, arch.active_experts, tokens)
+        experts = arch.stats.moe_layers * touched * ctx.expert_bytes
+    return (ctx.dense_weight_bytes + experts) / (ctx.tp * ctx.pp)
+
+
+class ServingRates(NamedTuple):
+    """What one replica sustains under one efficiency set, computed once per estimate."""
+
+    weight_bandwidth: float
+    kv_bandwidth: float
+    decode_flops_per_s: float
+    core_flops_per_s: float
+    """Attention-core rate (16-bit flash attention)."""
+    tp_path: GroupPath
+    pp_path: GroupPath
+    eff: Efficiencies
+
+
+def serving_rates(r: Resolved, ctx: ServingContext, eff: Efficiencies) -> ServingRates:
+    """Return the bandwidths, rates and paths a replica sees under ``eff``."""
+    gpu = r.gpu
+    core_key = "bf16" if "bf16" in gpu.dense_flops_per_s else ctx.compute_key
+    core_peak = gpu.dense_flops_per_s.get(core_key, ctx.peak_flops)
+    # Decode products have a few rows: they run as memory-bound GEMV-like kernels, so no
+    # tile-size penalty; the roofline's max() with the memory time sets their speed.
+    ceiling = matmul_efficiency(eff, ctx.compute_key, math.inf, ctx.ceiling_share)
+    return ServingRates(
+        weight_bandwidth=achievable_bandwidth(gpu, eff, r.precision),
+        kv_bandwidth=achievable_bandwidth(gpu, eff),
+        decode_flops_per_s=ctx.peak_flops * ceiling,
+        core_flops_per_s=core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul,
+        tp_path=group_path(ctx.tp, 1, r.gpus_per_node, r.scale_up, r.network, eff),
+        pp_path=group_path(ctx.pp, ctx.tp, r.gpus_per_node, r.scale_up, r.network, eff),
+        eff=eff,
+    )
+
+
+def ideal_decode_step(r: Resolved, ctx: ServingContext, batch: float) -> float:
+    """Return the roofline time per output token at datasheet peaks (no efficiencies or overheads).
+
+    At batch 1 this is the seeds' rule: bytes of weights read / memory bandwidth.
+    """
+    micro = max(batch / ctx.pp, 1e-9)
+    weights = _weights_read(r, ctx, micro)
+    flops = 2.0 * r.arch.stats.matmul_params_active * micro / (ctx.tp * ctx.pp)
+    memory = (weights + micro * ctx.kv_bytes_mean) / r.gpu.memory_bandwidth_bytes_per_s
+    return max(memory, flops / ctx.peak_flops) * ctx.pp
+
+
+def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates) -> DecodeStep:
+    """Return one decode step's time for ``batch`` concurrent sequences on one replica."""
+    arch, eff = r.arch, rates.eff
+    micro = max(batch / ctx.pp, 1e-9)  # the batch is split into pp micro-batches in flight
+    weights = _weights_read(r, ctx, micro)
+    memory = weights / rates.weight_bandwidth + micro * ctx.kv_bytes_mean / rates.kv_bandwidth
+    compute = 2.0 * arch.stats.matmul_params_active * micro / (ctx.tp * ctx.pp) / rates.decode_flops_per_s
+    layers = arch.layers / ctx.pp
+    overhead = layers * eff.decode_layer_overhead_s
+    communication = 0.0
+    if ctx.tp > 1:
+        communication = 2.0 * layers * all_reduce_time(micro * arch.hidden * 2.0, ctx.tp, rates.tp_path)
+    stage = max(memory, compute) + overhead + communication
+    transfer = 0.0
+    if ctx.pp > 1:
+        transfer = (ctx.pp - 1) * p2p_time(micro * arch.hidden * 2.0, rates.pp_path)
+    total = stage * ctx.pp + transfer
+    return DecodeStep(memory * ctx.pp, compute * ctx.pp, overhead * ctx.pp, communication * ctx.pp + transfer, total)
+
+
+def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: float, rates: ServingRates) -> float:
+    """Seconds for one pipeline stage to prefill ``tokens`` tokens of prompts of ``prompt_len``."""
+    arch, eff = r.arch, rates.eff
+    shards = ctx.tp * ctx.pp
+    matmul = 2.0 * arch.stats.matmul_params_active * tokens / shards
+    attention = arch.stats.attention_flops_per_token_per_key * prompt_len / 2.0 * tokens / shards
+    work = 2.0 * tokens * arch.hidden * arch.stats.widest_inner_dim / ctx.tp
+    products = matmul / (ctx.peak_flops * matmul_efficiency(eff, ctx.compute_key, work, ctx.ceiling_share))
+    compute = products + attention / rates.core_flops_per_s
+    memory = _weights_read(r, ctx, tokens) / rates.weight_bandwidth
+    layers = arch.layers / ctx.pp
+    communication = 0.0
+    if ctx.tp > 1:
+        message = tokens * arch.hidden * 2.0
+        exposed = 1.0 - eff.tp_overlap
+        communication = 2.0 * layers * all_reduce_time(message, ctx.tp, rates.tp_path) * exposed
+    return max(compute, memory) + layers * eff.decode_layer_overhead_s + communication
+
+
+def prefill_time(r: Resolved, ctx: ServingContext, prompts: float, rates: ServingRates) -> float:
+    """Return the seconds a replica takes to prefill ``prompts`` prompts of the scenario's length.
+
+    One prompt on a pipeline passes through every stage in turn; many prompts are split into
+    pp micro-batches that fill the pipeline ((2 pp - 1) stage times).
+    """
+    prompt_len = float(r.scenario.prompt_len)
+    if ctx.pp == 1:
+        return _prefill_stage(r, ctx, prompts * prompt_len, prompt_len, rates)
+    if prompts <= 1:
+        return ctx.pp * _prefill_stage(r, ctx, prompt_len, prompt_len, rates)
+    chunk = prompts * prompt_len / ctx.pp
+    return (2 * ctx.pp - 1) * _prefill_stage(r, ctx, chunk, prompt_len, rates)

@@ -1,0 +1,291 @@
+"""Memory per card for training and for inference, by component.
+
+Training (mixed precision AdamW): 2 bytes of 16-bit weights, 2 of gradients and 12 of optimizer
+state (fp32 master copy, momentum and variance) per parameter: the 16 bytes of the ZeRO paper
+(Rajbhandari et al. 2020, sec. 3.1), which ZeRO stages 1-3 divide by the data-parallel degree.
+Activations follow Korthikanti et al. 2022 ("Reducing Activation Recomputation", sec. 4) with
+sequence parallelism, 1F1B pipeline in-flight micro-batches and recomputation modes.
+Inference: resident weights (all experts), the KV cache at the final context, one layer's
+transient activations for a prefill chunk, logits, and the runtime's own footprint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from model.architecture import Architecture
+from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+
+__all__ = [
+    "InferenceMemory",
+    "Layout",
+    "TrainingMemory",
+    "TrainingRegime",
+    "inference_memory",
+    "kv_bytes_per_sequence",
+    "max_batch_that_fits",
+    "training_memory",
+    "training_regime",
+]
+
+RUNTIME_BYTES = 1.0e9
+"""CUDA context, cuBLAS workspaces and NCCL buffers per GPU (PyTorch's context alone is
+0.3-0.8 GB; vLLM profiles ~1 GB of non-torch memory on H100)."""
+FRAGMENTATION = 0.05
+"""Share of training memory lost to the caching allocator's fragmentation."""
+PREFILL_CHUNK_TOKENS = 8192
+"""Serving engines prefill in chunks (vLLM's max_num_batched_tokens); transient activations
+are sized for one chunk."""
+LOGIT_BYTES = 4.0
+"""Logits are upcast to fp32 for the softmax/loss."""
+
+_OPTIMIZER_STATE_BYTES = {"adamw": 8.0, "adamw-8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}
+"""Per trainable parameter, without the master copy: AdamW keeps fp32 momentum and variance
+(8 B); 8-bit Adam quantises both (2 B, Dettmers et al. 2022); SGD keeps fp32 momentum (4 B);
+Adafactor keeps only factored row/column second moments and no momentum by default (~0 B,
+Shazeer & Stern 2018)."""
+
+
+class Layout(NamedTuple):
+    """How the cards are split: tensor, pipeline, data and expert parallel degrees, ZeRO stage."""
+
+    tp: int
+    pp: int
+    dp: int
+    ep: int
+    zero: int
+
+
+class TrainingRegime(NamedTuple):
+    """Bytes per parameter of each training state, fixed by precision, optimizer and finetuning."""
+
+    weight_bytes: float
+    """Working copy of every parameter on the GPU (frozen base included)."""
+    grad_bytes: float
+    optimizer_bytes: float
+    """Per trainable parameter: optimizer state plus the fp32 master copy when there is one."""
+    trainable_params: float
+    activation_scale: float
+    """Activation bytes relative to 16-bit activations (2 for fp32 training)."""
+    label: str
+
+
+class TrainingMemory(NamedTuple):
+    """Training memory per card, in bytes."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    other: float
+    total: float
+
+
+class InferenceMemory(NamedTuple):
+    """Inference memory per card, in bytes."""
+
+    weights: float
+    kv_cache: float
+    activations: float
+    other: float
+    total: float
+
+
+def lora_params(arch: Architecture, rank: int) -> float:
+    """Count adapter parameters: rank x (d_in + d_out) on every attention and MLP matrix.
+
+    The QLoRA paper (Dettmers et al. 2023, sec. 4) adapts all linear layers; routed experts are
+    left frozen.
+    """
+    h = arch.hidden
+    if arch.attention == "mla":
+        attention_dims = h + arch.heads * (arch.qk_nope_head_dim + arch.qk_rope_head_dim)
+        attention_dims += 2 * h + arch.heads * arch.v_head_dim
+    else:
+        q = arch.heads * arch.effective_head_dim
+        kv = arch.kv_heads * arch.effective_head_dim
+        attention_dims = (h + q) * 2 + (h + kv) * 2
+    matrices = 3 if arch.mlp == "gated" else 2
+    dense_layers = arch.layers - arch.stats.moe_layers
+    mlp_dims = matrices * (h + arch.ffn) * dense_layers
+    mlp_dims += matrices * (h + arch.expert_ffn) * arch.shared_experts * arch.stats.moe_layers
+    return float(rank * (attention_dims * arch.layers + mlp_dims))
+
+
+def training_regime(
+    arch: Architecture, precision: str, optimizer: str, finetune: str, lora_rank: int, master_weights: bool
+) -> TrainingRegime:
+    """Return the bytes per parameter each training state takes under these choices."""
+    total = arch.stats.total_params
+    states = _OPTIMIZER_STATE_BYTES[optimizer]
+    if precision == "fp32":
+        weight, grad, master, activation_scale, label = 4.0, 4.0, 0.0, 2.0, "fp32"
+    else:
+        weight, grad = 2.0, 2.0
+        master = 4.0 if master_weights else 0.0
+        activation_scale = 1.0
+        label = "mixed precision with fp32 master weights" if master_weights else "pure 16-bit"
+    if finetune in ("lora", "qlora"):
+        adapters = lora_params(arch, lora_rank)
+        if finetune == "qlora" or precision in QUANTIZED_WEIGHT_PRECISIONS:
+            # 4-bit NF4 base (QLoRA); embeddings and head stay 16-bit.
+            embed = arch.stats.embedding_params + (0.0 if arch.tied_embeddings else arch.stats.head_params)
+            base = (total - embed) * bytes_per_element("int4") + embed * 2.0
+        else:
+            base = total * weight
+        per_param_weight = (base + adapters * 2.0) / total
+        return TrainingRegime(
+            weight_bytes=per_param_weight,
+            grad_bytes=2.0,
+            optimizer_bytes=states + 4.0,
+            trainable_params=adapters,
+            activation_scale=activation_scale,
+            label=f"{finetune.upper()} rank {lora_rank}",
+        )
+    return TrainingRegime(
+        weight_bytes=weight,
+        grad_bytes=grad,
+        optimizer_bytes=states + master,
+        trainable_params=total,
+        activation_scale=activation_scale,
+        label=label,
+    )
+
+
+def training_memory(
+    arch: Architecture,
+    regime: TrainingRegime,
+    layout: Layout,
+    *,
+    seq_len: int,
+    micro_batch: int,
+    microbatches: int,
+    recompute: str,
+    flash_attention: bool,
+    runtime_bytes: float = RUNTIME_BYTES,
+) -> TrainingMemory:
+    """Return training memory per card (the busiest pipeline stage) for ``layout``."""
+    stats = arch.stats
+    total = stats.total_params
+    experts = stats.moe_layers * arch.experts * stats.expert_params
+    model_parallel = layout.tp * layout.pp
+    # Expert weights are split over the expert-parallel group as well.
+    replicated_params = (total - experts) / model_parallel + experts / (model_parallel * layout.ep)
+    sharded_params = total / (model_parallel * layout.dp)
+    trainable_share = regime.trainable_params / total
+
+    weights_params = sharded_params if layout.zero >= 3 else replicated_params
+    grads_params = sharded_params if layout.zero >= 2 else replicated_params
+    optimizer_params = sharded_params if layout.zero >= 1 else replicated_params
+    weights = weights_params * regime.weight_bytes
+    gradients = grads_params * trainable_share * regime.grad_bytes
+    optimizer = optimizer_params * trainable_share * regime.optimizer_bytes
+
+    per_token_layer = stats.activation_bytes_per_token_layer
+    if not flash_attention and recompute == "none":
+        per_token_layer += stats.attention_score_bytes_per_token_per_key * seq_len
+    per_token_layer *= regime.activation_scale
+    tokens = micro_batch * seq_len
+    layers_per_stage = math.ceil(arch.layers / layout.pp)
+    in_flight = min(layout.pp, microbatches)
+    if recompute == "full":
+        kept = stats.layer_input_bytes_per_token * regime.activation_scale
+        stage = kept * tokens * layers_per_stage * in_flight + per_token_layer * tokens
+    else:
+        stage = per_token_layer * tokens * layers_per_stage * in_flight
+    # Sequence parallelism splits every stored tensor over the tensor-parallel group.
+    first_stage = stage / layout.tp
+    logits = tokens * arch.vocab * LOGIT_BYTES / layout.tp
+    if layout.pp == 1:
+        activations = first_stage + logits
+    else:
+        last_stage = per_token_layer * tokens * layers_per_stage / layout.tp
+        activations = max(first_stage, last_stage + logits)
+
+    gather_buffers = 0.0
+    if layout.zero >= 3 and layout.dp > 1:
+        # ZeRO-3/FSDP gathers the current and the prefetched layer in full.
+        gather_buffers = 2.0 * (replicated_params / max(layers_per_stage, 1)) * regime.weight_bytes
+    states = weights + gradients + optimizer + activations
+    other = runtime_bytes + gather_buffers + FRAGMENTATION * states
+    return TrainingMemory(weights, gradients, optimizer, activations, other, states + other)
+
+
+def inference_weight_bytes(arch: Architecture, precision: str) -> float:
+    """Return the bytes of all resident weights, the 16-bit embedding/head of quantised models included."""
+    stats = arch.stats
+    if precision in QUANTIZED_WEIGHT_PRECISIONS:
+        embed = stats.embedding_params + (0.0 if arch.tied_embeddings else stats.head_params)
+        return (stats.total_params - embed) * bytes_per_element(precision) + embed * 2.0
+    return stats.total_params * bytes_per_element(precision)
+
+
+def kv_bytes_per_sequence(arch: Architecture, context: float, kv_precision: str, tp: int, pp: int) -> float:
+    """Return one sequence's KV cache per card at ``context`` tokens.
+
+    K and V for every layer and KV head (grouped-query attention shares them across query heads),
+    or MLA's compressed latent plus rope key; a sliding window caps the cached context. Heads
+    split over tensor parallelism down to one per card (then they are replicated); MLA's latent
+    is replicated on every card.
+    """
+    if arch.sliding_window:
+        context = min(context, arch.sliding_window)
+    shards = min(tp, arch.stats.kv_heads_for_sharding)
+    return context * arch.stats.kv_elements_per_token * bytes_per_element(kv_precision) / (shards * pp)
+
+
+def inference_memory(
+    arch: Architecture,
+    *,
+    precision: str,
+    kv_precision: str,
+    batch: int,
+    context: float,
+    prompt_len: int,
+    tp: int,
+    pp: int,
+    runtime_bytes: float = RUNTIME_BYTES,
+) -> InferenceMemory:
+    """Return inference memory per card for ``batch`` sequences of ``context`` tokens."""
+    weights = inference_weight_bytes(arch, precision) / (tp * pp)
+    kv = batch * kv_bytes_per_sequence(arch, context, kv_precision, tp, pp)
+    chunk = min(PREFILL_CHUNK_TOKENS, batch * prompt_len)
+    transient = chunk * arch.stats.activation_bytes_per_token_layer / tp
+    logits = batch * arch.vocab * LOGIT_BYTES / tp
+    activations = transient + logits
+    return InferenceMemory(weights, kv, activations, runtime_bytes, weights + kv + activations + runtime_bytes)
+
+
+def max_batch_that_fits(
+    arch: Architecture,
+    capacity_bytes: float,
+    *,
+    precision: str,
+    kv_precision: str,
+    context: float,
+    prompt_len: int,
+    tp: int,
+    pp: int,
+    runtime_bytes: float = RUNTIME_BYTES,
+) -> int:
+    """Return the most concurrent sequences of ``context`` tokens that fit per replica (0: none)."""
+    fixed = inference_weight_bytes(arch, precision) / (tp * pp) + runtime_bytes
+    fixed += PREFILL_CHUNK_TOKENS * arch.stats.activation_bytes_per_token_layer / tp
+    per_sequence = kv_bytes_per_sequence(arch, context, kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
+    room = capacity_bytes - fixed
+    if room < per_sequence:
+        # A single short prompt needs less transient memory than a full chunk: check batch 1.
+        single = inference_memory(
+            arch,
+            precision=precision,
+            kv_precision=kv_precision,
+            batch=1,
+            context=context,
+            prompt_len=prompt_len,
+            tp=tp,
+            pp=pp,
+            runtime_bytes=runtime_bytes,
+        )
+        return 1 if single.total <= capacity_bytes else 0
+    return int(min(room / per_sequence, 1e7))

@@ -1,0 +1,192 @@
+"""Choosing how the cards are split: the smallest layout that fits, tensor parallelism first.
+
+Training: model-parallel sizes tp x pp are tried from the smallest up, tensor parallelism
+filling a node before pipeline stages cross nodes (Narayanan et al. 2021, sec. 3.3: "tensor
+model parallelism should generally be used up to degree g when using g-GPU servers"); within a
+layout the lowest ZeRO stage that fits is taken, starting at stage 1 (it costs no more traffic
+than plain data parallelism). Selective recomputation is tried across every layout before
+full recomputation. Inference: the smallest tensor-parallel group (then pipeline stages) whose
+weights and one sequence's KV cache fit. A value the user fixes is kept as given.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+from model.architecture import Architecture
+from model.memory import (
+    InferenceMemory,
+    Layout,
+    TrainingMemory,
+    TrainingRegime,
+    inference_memory,
+    training_memory,
+)
+
+__all__ = [
+    "InferencePlan",
+    "TrainingPlan",
+    "choose_inference_layout",
+    "choose_training_layout",
+]
+
+
+class TrainingPlan(NamedTuple):
+    """The layout chosen for training and what it implies."""
+
+    layout: Layout
+    recompute: str
+    global_batch: int
+    """Sequences per optimizer step across all replicas."""
+    microbatches: int
+    """Micro-batches per replica per step (gradient accumulation and pipeline depth)."""
+    memory: TrainingMemory
+    fits: bool
+
+
+class InferencePlan(NamedTuple):
+    """The layout chosen for serving: one replica is tp x pp cards; dp replicas."""
+
+    tp: int
+    pp: int
+    dp: int
+    memory: InferenceMemory
+    fits: bool
+
+
+def _powers_of_two(limit: int) -> list[int]:
+    values, value = [], 1
+    while value <= limit:
+        values.append(value)
+        value *= 2
+    return values
+
+
+@functools.lru_cache(maxsize=1024)
+def _model_parallel_candidates(
+    heads: int, layers: int, cards: int, gpus_per_node: int, tp: int | None, pp: int | None
+) -> tuple[tuple[int, int], ...]:
+    """List (tp, pp) pairs in preference order: smallest tp x pp first, larger tp first."""
+    tp_options = [tp] if tp else [t for t in _powers_of_two(min(gpus_per_node, cards)) if heads % t == 0]
+    pp_options = [pp] if pp else _powers_of_two(min(layers, cards))
+    pairs = [(t, p) for t in tp_options for p in pp_options if t * p <= cards]
+    pairs.sort(key=lambda pair: (pair[0] * pair[1], -pair[0]))
+    return tuple(pairs) or ((tp or 1, pp or 1),)
+
+
+def _expert_parallel(arch: Architecture, dp: int, tp: int, gpus_per_node: int, ep: int | None) -> int:
+    if ep:
+        return ep
+    if not arch.is_moe:
+        return 1
+    limit = min(arch.experts, dp, max(1, gpus_per_node // tp))
+    best = 1
+    for value in _powers_of_two(limit):
+        if dp % value == 0:
+            best = value
+    return best
+
+
+def _global_batch(global_tokens: float, seq_len: int, dp: int, micro_batch: int) -> tuple[int, int]:
+    """Round the global batch up to whole micro-batches on every replica."""
+    sequences = max(1, round(global_tokens / seq_len))
+    per_step = dp * micro_batch
+    microbatches = max(1, -(-sequences // per_step))
+    return microbatches * per_step, microbatches
+
+
+def choose_training_layout(
+    arch: Architecture,
+    regime: TrainingRegime,
+    *,
+    cards: int,
+    gpus_per_node: int,
+    capacity_bytes: float,
+    seq_len: int,
+    global_tokens: float,
+    micro_batch: int,
+    recompute: str | None,
+    flash_attention: bool,
+    tp: int | None = None,
+    pp: int | None = None,
+    dp: int | None = None,
+    ep: int | None = None,
+    zero: int | None = None,
+    runtime_bytes: float,
+) -> TrainingPlan:
+    """Return the first layout, in preference order, whose busiest card fits ``capacity_bytes``."""
+    recompute_options = [recompute] if recompute else ["selective", "full"]
+    pairs = _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp)
+    fallback: TrainingPlan | None = None
+    for mode in recompute_options:
+        for t, p in pairs:
+            replicas = dp or max(1, cards // (t * p))
+            experts = _expert_parallel(arch, replicas, t, gpus_per_node, ep)
+            batch, microbatches = _global_batch(global_tokens, seq_len, replicas, micro_batch)
+            stages = [zero] if zero is not None else ([1, 2, 3] if replicas > 1 else [0])
+            best: TrainingPlan | None = None
+            # Memory only falls as the ZeRO stage rises: check the highest first; if it does not
+            # fit, no stage does.
+            for stage in (stages[-1], *stages[:-1]):
+                layout = Layout(t, p, replicas, experts, stage)
+                memory = training_memory(
+                    arch,
+                    regime,
+                    layout,
+                    seq_len=seq_len,
+                    micro_batch=micro_batch,
+                    microbatches=microbatches,
+                    recompute=mode,
+                    flash_attention=flash_attention,
+                    runtime_bytes=runtime_bytes,
+                )
+                candidate = TrainingPlan(layout, mode, batch, microbatches, memory, memory.total <= capacity_bytes)
+                if stage == stages[-1]:
+                    fallback = candidate
+                    if not candidate.fits:
+                        break
+                    best = candidate
+                elif candidate.fits:
+                    return candidate
+            if best is not None:
+                return best
+    assert fallback is not None
+    return fallback
+
+
+def choose_inference_layout(
+    arch: Architecture,
+    *,
+    cards: int,
+    gpus_per_node: int,
+    capacity_bytes: float,
+    precision: str,
+    kv_precision: str,
+    batch: int,
+    context: float,
+    prompt_len: int,
+    tp: int | None,
+    pp: int | None,
+    runtime_bytes: float,
+) -> InferencePlan:
+    """Return the smallest serving replica that holds the weights and ``batch`` sequences."""
+    fallback: InferencePlan | None = None
+    for t, p in _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp):
+        memory = inference_memory(
+            arch,
+            precision=precision,
+            kv_precision=kv_precision,
+            batch=batch,
+            context=context,
+            prompt_len=prompt_len,
+            tp=t,
+            pp=p,
+            runtime_bytes=runtime_bytes,
+        )
+        candidate = InferencePlan(t, p, max(1, cards // (t * p)), memory, memory.total <= capacity_bytes)
+        if candidate.fits:
+            return candidate
+        fallback = candidate
+    assert fallback is not None
+    return fallback

@@ -1,0 +1,319 @@
+"""The scenario: what the user asks about, and its resolution against the catalogs.
+
+A :class:`Scenario` holds the user's choices as plain values (ids, counts, flags); ``None``
+means "choose for me". :func:`resolve` checks every value, looks the ids up and fills in the
+defaults, raising :class:`ScenarioError` (naming the field, the value and what is allowed) on a
+bad input. "Does not fit" is never an error: it is a result of the estimate.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, fields
+from typing import Literal, NamedTuple
+
+from model.architecture import Architecture, derive_architecture
+from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
+from model.precision import PRECISIONS, default_kv_precision
+
+__all__ = [
+    "FINETUNE_MODES",
+    "OPTIMIZERS",
+    "RECOMPUTE_MODES",
+    "SCENARIO_FIELDS",
+    "Resolved",
+    "Scenario",
+    "ScenarioError",
+    "resolve",
+]
+
+Recompute = Literal["none", "selective", "full"]
+Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
+Finetune = Literal["none", "full", "lora", "qlora"]
+RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw-8bit", "sgd", "adafactor")
+FINETUNE_MODES: tuple[str, ...] = ("none", "full", "lora", "qlora")
+
+DEFAULT_MODEL = "llama-3.1-8b"
+DEFAULT_GPU = "h100-sxm"
+DEFAULT_GLOBAL_BATCH_TOKENS = 4_000_000
+"""Llama 2 trained every size with 4M-token batches (model card); GPT-3 175B used 3.2M."""
+CHINCHILLA_TOKENS_PER_PARAM = 20.0
+"""Default pre-training budget: 20 tokens per parameter (Hoffmann et al. 2022, Table 3)."""
+DEFAULT_FINETUNE_TOKENS = 1e8
+
+
+class ScenarioError(ValueError):
+    """A scenario value is invalid; ``field`` names it (the CLI flag is --field-with-dashes)."""
+
+    def __init__(self, field: str, value: object, allowed: str) -> None:
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+        shown = repr(value) if not isinstance(value, str) else value
+        super().__init__(f"{field}: {shown[:80]} is not allowed; {allowed}")
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Everything one estimate depends on. ``None`` means: choose automatically."""
+
+    model: str | None = DEFAULT_MODEL
+    params: float | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    ffn: int | None = None
+    vocab: int | None = None
+    experts: int | None = None
+    active_experts: int | None = None
+    gpu: str = DEFAULT_GPU
+    cards: int = 8
+    gpus_per_node: int | None = None
+    interconnect: str | None = None
+    network: str | None = None
+    precision: str = "bf16"
+    kv_precision: str | None = None
+    # training
+    tokens: float | None = None
+    seq_len: int | None = None
+    global_batch: int | None = None
+    micro_batch: int = 1
+    tp: int | None = None
+    pp: int | None = None
+    dp: int | None = None
+    ep: int | None = None
+    zero: int | None = None
+    recompute: str | None = None
+    optimizer: str = "adamw"
+    finetune: str = "none"
+    lora_rank: int = 16
+    mfu: float | None = None
+    master_weights: bool = True
+    flash_attention: bool = True
+    # inference
+    batch: int | Literal["max"] = 1
+    prompt_len: int = 1024
+    output_len: int = 256
+    utilization: float = 0.7
+    price_per_gpu_hour: float | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the fields as a plain dict (for JSON, YAML and URLs)."""
+        return {name: getattr(self, name) for name in SCENARIO_FIELDS}
+
+
+SCENARIO_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Scenario))
+
+
+class Resolved(NamedTuple):
+    """A scenario checked against the catalogs, every default filled in except the layout."""
+
+    scenario: Scenario
+    arch: Architecture
+    model_name: str
+    gpu: Gpu
+    scale_up: Link
+    network: Link
+    gpus_per_node: int
+    precision: str
+    kv_precision: str
+    tokens: float
+    seq_len: int
+    global_batch_tokens: float
+    recompute: str | None
+    price_per_gpu_hour: float | None
+
+
+_INT_LIMITS: dict[str, tuple[int, int]] = {
+    "layers": (1, 2048),
+    "hidden": (64, 1_000_000),
+    "heads": (1, 4096),
+    "kv_heads": (1, 4096),
+    "ffn": (1, 10_000_000),
+    "vocab": (1, 10_000_000),
+    "experts": (1, 100_000),
+    "active_experts": (1, 100_000),
+    "cards": (1, 1_000_000),
+    "gpus_per_node": (1, 100_000),
+    "seq_len": (1, 100_000_000),
+    "global_batch": (1, 100_000_000),
+    "micro_batch": (1, 1_000_000),
+    "tp": (1, 4096),
+    "pp": (1, 4096),
+    "dp": (1, 1_000_000),
+    "ep": (1, 100_000),
+    "lora_rank": (1, 65_536),
+    "prompt_len": (1, 100_000_000),
+    "output_len": (1, 100_000_000),
+}
+_FLOAT_LIMITS: dict[str, tuple[float, float, str]] = {
+    "params": (1e6, 1e14, "a parameter count from 1M to 100T (e.g. 7B, 70e9)"),
+    "tokens": (1.0, 1e16, "a token count from 1 to 1e16 (e.g. 2T, 300e9)"),
+    "mfu": (1e-4, 1.0, "a fraction between 0 and 1 (e.g. 0.4)"),
+    "utilization": (1e-4, 1.0, "a fraction between 0 and 1 (e.g. 0.7)"),
+    "price_per_gpu_hour": (0.0, 1e4, "a price in dollars from 0 to 10,000"),
+}
+
+
+def _check_int(name: str, value: object) -> None:
+    low, high = _INT_LIMITS[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ScenarioError(name, value, f"a whole number from {low:,} to {high:,}")
+
+
+def _check_float(name: str, value: object) -> None:
+    low, high, allowed = _FLOAT_LIMITS[name]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScenarioError(name, value, allowed)
+    number = float(value)
+    if not math.isfinite(number) or not low <= number <= high or (name != "price_per_gpu_hour" and number <= 0):
+        raise ScenarioError(name, value, allowed)
+
+
+def _check_choice(name: str, value: object, options: tuple[str, ...] | list[str]) -> None:
+    if value not in options:
+        raise ScenarioError(name, value, f"one of {', '.join(options)}")
+
+
+def _validate(s: Scenario) -> None:
+    """Check every field's type and range (ids are checked against the catalog later)."""
+    for name in _INT_LIMITS:
+        value = getattr(s, name)
+        if value is not None:
+            _check_int(name, value)
+    for name in _FLOAT_LIMITS:
+        value = getattr(s, name)
+        if value is not None:
+            _check_float(name, value)
+    _check_choice("precision", s.precision, PRECISIONS)
+    if s.kv_precision is not None:
+        _check_choice("kv_precision", s.kv_precision, ("fp32", "bf16", "fp16", "fp8", "int8", "int4"))
+    if s.zero is not None and (isinstance(s.zero, bool) or s.zero not in (0, 1, 2, 3)):
+        raise ScenarioError("zero", s.zero, "0, 1, 2 or 3")
+    if s.recompute is not None:
+        _check_choice("recompute", s.recompute, RECOMPUTE_MODES)
+    _check_choice("optimizer", s.optimizer, OPTIMIZERS)
+    _check_choice("finetune", s.finetune, FINETUNE_MODES)
+    if s.batch != "max" and (
+        isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= 10_000_000
+    ):
+        raise ScenarioError("batch", s.batch, "a whole number from 1 to 10,000,000, or max")
+    if s.model is None and s.params is None and (s.layers is None or s.hidden is None):
+        raise ScenarioError("model", None, "a preset id, or a parameter count (params), or layers and hidden")
+    if s.heads is not None and s.kv_heads is not None and s.heads % s.kv_heads:
+        raise ScenarioError("kv_heads", s.kv_heads, f"a divisor of heads ({s.heads})")
+    if s.hidden is not None and s.heads is not None and s.hidden % s.heads:
+        raise ScenarioError("heads", s.heads, f"a divisor of hidden ({s.hidden})")
+    if s.experts is not None and s.active_experts is not None and s.active_experts > s.experts:
+        raise ScenarioError("active_experts", s.active_experts, f"at most experts ({s.experts})")
+
+
+@functools.lru_cache(maxsize=512)
+def _derived(params: float, overrides: tuple[tuple[str, int | None], ...]) -> Architecture:
+    return derive_architecture(params, **dict(overrides))
+
+
+@functools.lru_cache(maxsize=512)
+def _overridden(base: Architecture, overrides: tuple[tuple[str, int | None], ...]) -> Architecture:
+    changes = dict(overrides)
+    experts = changes.pop("experts", None)
+    active = changes.pop("active_experts", None)
+    arch = base.with_overrides(**changes)
+    if experts is not None or active is not None:
+        n = experts if experts is not None else max(arch.experts, 1)
+        k = active if active is not None else (arch.active_experts or min(2, n))
+        arch = arch.with_overrides(experts=n, active_experts=min(k, n), expert_ffn=arch.expert_ffn or arch.ffn)
+    return arch
+
+
+def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
+    overrides = (
+        ("layers", s.layers),
+        ("hidden", s.hidden),
+        ("heads", s.heads),
+        ("kv_heads", s.kv_heads),
+        ("ffn", s.ffn),
+        ("vocab", s.vocab),
+        ("experts", s.experts),
+        ("active_experts", s.active_experts),
+    )
+    has_overrides = any(v is not None for _, v in overrides)
+    if s.params is not None:
+        try:
+            return _derived(float(s.params), overrides), f"custom {s.params / 1e9:g}B"
+        except ValueError as error:
+            raise ScenarioError("params", s.params, str(error)) from error
+    if s.model is None:
+        base = derive_architecture(1e9, layers=s.layers, hidden=s.hidden)
+        arch = _overridden(base, overrides)
+        _check_shapes(arch)
+        return arch, "custom"
+    preset: ModelPreset | None = catalog.models.get(s.model)
+    if preset is None:
+        raise ScenarioError("model", s.model, f"one of {', '.join(catalog.models)} (or give params)")
+    if not has_overrides:
+        return preset.architecture, preset.name
+    base = preset.architecture
+    if s.heads is not None and s.kv_heads is None and base.kv_heads == base.heads:
+        # Multi-head attention keeps one KV head per query head when the head count changes.
+        overrides = (*overrides, ("kv_heads", s.heads))
+    arch = _overridden(base, overrides)
+    _check_shapes(arch)
+    return arch, f"{preset.name} (modified)"
+
+
+def _check_shapes(arch: Architecture) -> None:
+    """Refuse shape overrides that do not form a transformer."""
+    if arch.kv_heads > arch.heads or arch.heads % arch.kv_heads:
+        raise ScenarioError("kv_heads", arch.kv_heads, f"a divisor of heads ({arch.heads})")
+    if not arch.head_dim and arch.hidden % arch.heads:
+        raise ScenarioError("heads", arch.heads, f"a divisor of hidden ({arch.hidden})")
+
+
+def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
+    """Check ``s`` and look its ids up; fill in every default except the parallel layout.
+
+    Raises:
+        ScenarioError: a value is out of range or an id is unknown.
+    """
+    _validate(s)
+    cat = catalog or default_catalog()
+    arch, model_name = _architecture(s, cat)
+    gpu = cat.gpus.get(s.gpu)
+    if gpu is None:
+        raise ScenarioError("gpu", s.gpu, f"one of {', '.join(cat.gpus)}")
+    scale_up = cat.interconnects.get(s.interconnect or gpu.scale_up)
+    if scale_up is None:
+        raise ScenarioError("interconnect", s.interconnect, f"one of {', '.join(cat.interconnects)}")
+    network = cat.networks.get(s.network or gpu.network)
+    if network is None:
+        raise ScenarioError("network", s.network, f"one of {', '.join(cat.networks)}")
+    seq_len = s.seq_len or min(4096, arch.max_context)
+    if s.tokens is not None:
+        tokens = float(s.tokens)
+    elif s.finetune != "none":
+        tokens = DEFAULT_FINETUNE_TOKENS
+    else:
+        tokens = CHINCHILLA_TOKENS_PER_PARAM * arch.stats.total_params
+    kv_precision = s.kv_precision or default_kv_precision(s.precision)
+    price = s.price_per_gpu_hour if s.price_per_gpu_hour is not None else gpu.cloud_usd_per_gpu_hour
+    global_tokens = float(s.global_batch * seq_len) if s.global_batch else float(DEFAULT_GLOBAL_BATCH_TOKENS)
+    return Resolved(
+        scenario=s,
+        arch=arch,
+        model_name=model_name,
+        gpu=gpu,
+        scale_up=scale_up,
+        network=network,
+        gpus_per_node=max(1, min(s.gpus_per_node or gpu.gpus_per_node, s.cards)),
+        precision=s.precision,
+        kv_precision=kv_precision,
+        tokens=tokens,
+        seq_len=seq_len,
+        global_batch_tokens=global_tokens,
+        recompute=s.recompute,
+        price_per_gpu_hour=price,
+    )

@@ -1,0 +1,220 @@
+"""Training time, cost and energy: FLOPs over efficient compute, plus exposed communication.
+
+FLOPs: 6 N D for the matrix products (Kaplan et al. 2020; forward 2ND, backward 4ND) with N the
+weights multiplied per token (active experts and the LM head included, embeddings excluded),
+plus causal attention 3 x 2 x 2 x layers x heads x head_dim x s/2 per token (forward QK^T and
+AV over s/2 keys on average, backward twice the forward). Recomputation adds a forward pass
+(full) or the attention core's forward (selective; Korthikanti et al. 2022). LoRA skips the
+frozen weights' gradients: 4 N D plus 6 N_adapter D.
+
+Step time (per optimizer step, per GPU): matrix products at the shape-dependent efficiency,
+attention at flash-attention efficiency, non-matrix work at memory bandwidth, the pipeline
+bubble (p - 1)/m of the compute (1F1B, Narayanan et al. 2021 eq. 1), tensor-parallel
+all-reduces (4 per layer per micro-batch, Shoeybi et al. 2019) partly overlapped, expert
+all-to-alls, data-parallel gradient reduction overlapped with the last backward pass (or
+ZeRO-3 gathers with all compute), and the optimizer update at memory bandwidth. Wall time
+adds the interruptions a cluster of that size suffers (Llama 3 paper sec. 3.3.4).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from model.communication import all_gather_time, all_reduce_time, all_to_all_time, group_path, p2p_time
+from model.efficiency import Efficiencies, matmul_efficiency
+from model.hardware import achievable_bandwidth
+from model.memory import Layout, TrainingRegime
+from model.scenario import Resolved
+
+__all__ = ["StepTime", "TrainingWork", "step_time", "training_work", "wall_time"]
+
+
+class TrainingWork(NamedTuple):
+    """What one optimizer step asks of each GPU, independent of efficiencies."""
+
+    model_flops_per_token: float
+    """FLOPs the model needs per trained token (no recomputation): the MFU numerator."""
+    hardware_flops_per_token: float
+    matmul_flops_attention: float
+    """Per GPU per step: attention projection products."""
+    matmul_flops_mlp: float
+    """Per GPU per step: MLP, expert and LM-head products."""
+    attention_core_flops: float
+    elementwise_bytes: float
+    optimizer_params: float
+    tokens_per_step: float
+    steps: float
+    attention_gemm_work: float
+    """FLOPs of one representative attention-projection product (sets its efficiency)."""
+    mlp_gemm_work: float
+    tp_message_bytes: float
+    tp_collectives: float
+    """All-reduces per GPU per step (per layer, per micro-batch, forward and backward)."""
+    grad_bytes: float
+    gather_bytes: float
+    ep_message_bytes: float
+    ep_collectives: float
+    pp_message_bytes: float
+
+
+class StepTime(NamedTuple):
+    """Seconds per optimizer step on each GPU, by where the time goes."""
+
+    compute: float
+    bubble: float
+    tensor_parallel: float
+    data_parallel: float
+    expert_parallel: float
+    pipeline_transfer: float
+    optimizer: float
+    total: float
+
+
+def training_work(
+    r: Resolved, regime: TrainingRegime, layout: Layout, *, global_batch: int, microbatches: int, recompute: str
+) -> TrainingWork:
+    """Count the FLOPs, bytes and messages of one step for ``layout``."""
+    arch, stats, s = r.arch, r.arch.stats, r.scenario
+    seq = r.seq_len
+    lora = s.finetune in ("lora", "qlora")
+    cards_used = layout.tp * layout.pp * layout.dp
+    # Causal attention: each query sees seq/2 keys on average.
+    attention_forward = stats.attention_flops_per_token_per_key * seq / 2.0
+    matmul_forward = 2.0 * stats.matmul_params_active
+    adapters = 6.0 * regime.trainable_params if lora else 0.0
+    passes = 2.0 if lora else 3.0  # LoRA computes no weight gradients for the frozen base
+    model_flops = passes * matmul_forward + 3.0 * attention_forward + adapters
+    extra = 0.0
+    if recompute == "full":
+        extra = matmul_forward + attention_forward
+    elif recompute == "selective":
+        extra = attention_forward
+    hardware_flops = model_flops + extra
+    matmul_share = (passes + (1.0 if recompute == "full" else 0.0)) / cards_used
+    tokens_per_step = float(global_batch * seq)
+    attention_matmul = 2.0 * stats.attention_params * matmul_share * tokens_per_step
+    mlp_matmul = (matmul_forward - 2.0 * stats.attention_params) * matmul_share * tokens_per_step
+    mlp_matmul += adapters * tokens_per_step / cards_used
+    attention_passes = 3.0 + (1.0 if recompute != "none" else 0.0)
+    tokens_mb = float(s.micro_batch * seq)
+    if arch.is_moe:
+        routed = tokens_mb * arch.active_experts * layout.ep / arch.experts
+        mlp_work = 2.0 * routed * arch.hidden * arch.expert_ffn / layout.tp
+    else:
+        mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / layout.tp
+    activation_bytes = stats.activation_bytes_per_token_layer * regime.activation_scale
+    layers_per_stage = -(-arch.layers // layout.pp)
+    element_size = 2.0 * regime.activation_scale
+    tp_collectives = 0.0
+    if layout.tp > 1:
+        tp_collectives = (4.0 + (2.0 if recompute == "full" else 0.0)) * layers_per_stage * microbatches
+    replicated = stats.total_params / (layout.tp * layout.pp)
+    grad_reduce_bytes = 4.0 if r.precision == "fp32" else 2.0
+    ep_collectives = 0.0
+    if arch.is_moe and layout.ep > 1:
+        moe_layers_per_stage = stats.moe_layers / layout.pp
+        ep_collectives = 4.0 * moe_layers_per_stage * microbatches
+    return TrainingWork(
+        model_flops_per_token=model_flops,
+        hardware_flops_per_token=hardware_flops,
+        matmul_flops_attention=attention_matmul,
+        matmul_flops_mlp=mlp_matmul,
+        attention_core_flops=attention_passes * attention_forward * tokens_per_step / cards_used,
+        elementwise_bytes=_elementwise_bytes(activation_bytes, arch.layers, tokens_per_step, cards_used),
+        optimizer_params=regime.trainable_params / (cards_used if layout.zero >= 1 else layout.tp * layout.pp),
+        tokens_per_step=tokens_per_step,
+        steps=r.tokens / tokens_per_step,
+        attention_gemm_work=2.0 * tokens_mb * arch.hidden * arch.hidden / layout.tp,
+        mlp_gemm_work=mlp_work,
+        tp_message_bytes=tokens_mb * arch.hidden * element_size,
+        tp_collectives=tp_collectives,
+        grad_bytes=replicated * (regime.trainable_params / stats.total_params) * grad_reduce_bytes,
+        gather_bytes=replicated * regime.weight_bytes,
+        ep_message_bytes=tokens_mb * arch.active_experts * arch.hidden * element_size / layout.tp,
+        ep_collectives=ep_collectives,
+        pp_message_bytes=tokens_mb * arch.hidden * element_size / layout.tp,
+    )
+
+
+def _elementwise_bytes(activation_bytes: float, layers: int, tokens: float, cards: int) -> float:
+    """Bytes of non-matrix traffic per GPU per step (the factor is applied with efficiencies)."""
+    return activation_bytes * layers * tokens / cards
+
+
+def step_time(
+    r: Resolved,
+    work: TrainingWork,
+    layout: Layout,
+    *,
+    microbatches: int,
+    compute_key: str,
+    peak: float,
+    ceiling_share: float | None,
+    eff: Efficiencies,
+    lora: bool,
+) -> StepTime:
+    """Return the seconds of one optimizer step on each GPU under efficiency set ``eff``."""
+    gpu = r.gpu
+    realised = eff.training_matmul_vs_ceiling
+    attention_eff = matmul_efficiency(eff, compute_key, work.attention_gemm_work, ceiling_share) * realised
+    mlp_eff = matmul_efficiency(eff, compute_key, work.mlp_gemm_work, ceiling_share) * realised
+    # Attention cores run in 16-bit even when the products run in FP8 (Transformer Engine).
+    core_key = "bf16" if "bf16" in gpu.dense_flops_per_s else compute_key
+    core_peak = gpu.dense_flops_per_s.get(core_key, peak)
+    core_eff = matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul * realised
+    bandwidth = achievable_bandwidth(gpu, eff)
+    compute = (
+        work.matmul_flops_attention / (peak * attention_eff)
+        + work.matmul_flops_mlp / (peak * mlp_eff)
+        + work.attention_core_flops / (core_peak * core_eff)
+        + work.elementwise_bytes * eff.elementwise_traffic_factor / bandwidth
+    )
+    bubble = (layout.pp - 1) / microbatches * compute
+    gpn = r.gpus_per_node
+    tensor = 0.0
+    hidden = 0.0  # communication overlapped with compute: it still slows the products down
+    if work.tp_collectives:
+        tp_path = group_path(layout.tp, 1, gpn, r.scale_up, r.network, eff)
+        traffic = work.tp_collectives * all_reduce_time(work.tp_message_bytes, layout.tp, tp_path)
+        tensor = traffic * (1.0 - eff.tp_overlap)
+        hidden += traffic - tensor
+    data = 0.0
+    if layout.dp > 1:
+        dp_path = group_path(layout.dp, layout.tp, gpn, r.scale_up, r.network, eff)
+        if layout.zero >= 3:
+            traffic = microbatches * (
+                2.0 * all_gather_time(work.gather_bytes, layout.dp, dp_path)
+                + all_gather_time(work.grad_bytes, layout.dp, dp_path)
+            )
+            window = compute
+        else:
+            traffic = all_reduce_time(work.grad_bytes, layout.dp, dp_path)
+            backward_share = 0.5 if lora else 2.0 / 3.0
+            window = compute / microbatches * backward_share
+        data = max(0.0, traffic - eff.dp_overlap * window)
+        hidden += traffic - data
+    expert = 0.0
+    if work.ep_collectives:
+        ep_path = group_path(layout.ep, layout.tp, gpn, r.scale_up, r.network, eff)
+        traffic = work.ep_collectives * all_to_all_time(work.ep_message_bytes, layout.ep, ep_path)
+        expert = traffic * (1.0 - eff.ep_overlap)
+        hidden += traffic - expert
+    transfer = 0.0
+    if layout.pp > 1:
+        pp_path = group_path(layout.pp, layout.tp * layout.dp, gpn, r.scale_up, r.network, eff)
+        transfer = 2.0 * microbatches * p2p_time(work.pp_message_bytes, pp_path)
+    optimizer = work.optimizer_params * eff.optimizer_bytes_per_param / bandwidth
+    compute += hidden * eff.overlap_interference
+    total = compute + bubble + tensor + data + expert + transfer + optimizer
+    return StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, total)
+
+
+def wall_time(step_seconds: float, steps: float, cards: int, eff: Efficiencies) -> float:
+    """Return the training run's wall time: steps x step time, plus interruptions.
+
+    Interruptions arrive at rate (failures per GPU-hour x cards) and each costs a fixed number
+    of hours, so the run stretches by 1 + rate x hours lost.
+    """
+    failures_per_hour = eff.failure_rate_per_gpu_hour * cards
+    return step_seconds * steps * (1.0 + failures_per_hour * eff.hours_lost_per_failure)

@@ -1,0 +1,53 @@
+"""Units and number parsing shared by the engine and the command line.
+
+Every quantity inside the engine is a plain number in SI base units: bytes, seconds, FLOPs,
+US dollars, watts, kWh. Catalogs are written in the units vendors print (decimal GB, GB/s,
+TFLOPS) and converted once, when they are loaded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = [
+    "DAY_S",
+    "GB",
+    "GIB",
+    "HOUR_S",
+    "TERA",
+    "parse_quantity",
+]
+
+GB = 1e9
+"""Decimal gigabyte: what vendors print on datasheets (80 GB H100 = 80e9 bytes)."""
+GIB = 2.0**30
+"""Binary gibibyte: what PyTorch and nvidia-smi report."""
+TERA = 1e12
+HOUR_S = 3600.0
+DAY_S = 86400.0
+
+_SUFFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKmMbBgGtT]?)\s*$")
+
+
+def parse_quantity(text: str | float | int) -> float:
+    """Parse a count such as ``7e9``, ``7B``, ``2T``, ``1.5k`` or ``300`` into a float.
+
+    Suffixes: k (thousand), M (million), B or G (billion), T (trillion).
+
+    Raises:
+        ValueError: the text is not a finite number with an optional suffix.
+    """
+    if isinstance(text, bool):
+        raise ValueError(f"{text!r} is not a number")
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        match = _QUANTITY.match(text)
+        if match is None:
+            raise ValueError(f"{text!r} is not a number (examples: 7e9, 7B, 2T, 1.5k)")
+        value = float(match.group(1)) * _SUFFIXES[match.group(2).lower()]
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
+    return value
