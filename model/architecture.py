@@ -62,8 +62,6 @@ class ArchitectureStats:
     """Extra bytes per token and per key when attention scores are materialised (no flash)."""
     layer_input_bytes_per_token: float
     """Bytes of one layer's input per token: what full recomputation keeps (2 x hidden)."""
-    widest_inner_dim: int
-    """The MLP width one token passes through (expert width x active experts for MoE)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,10 +204,8 @@ def _compute_stats(a: Architecture) -> ArchitectureStats:
         moe_bytes = 2.0 * h + 4.0 * a.experts + (a.active_experts + a.shared_experts) * inner_per_expert * a.expert_ffn
         dense_bytes = 2.0 * h + inner_per_expert * a.ffn
         mlp_bytes = (moe_layers * moe_bytes + dense_layers * dense_bytes) / a.layers
-        widest = (a.active_experts + a.shared_experts) * a.expert_ffn
     else:
         mlp_bytes = 2.0 * h + inner_per_expert * a.ffn
-        widest = a.ffn
     activation_bytes = 4.0 * h + attention_bytes + mlp_bytes
 
     return ArchitectureStats(
@@ -228,7 +224,6 @@ def _compute_stats(a: Architecture) -> ArchitectureStats:
         activation_bytes_per_token_layer=activation_bytes,
         attention_score_bytes_per_token_per_key=2.0 * a.heads,
         layer_input_bytes_per_token=2.0 * h,
-        widest_inner_dim=max(widest, h),
     )
 
 

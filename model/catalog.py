@@ -289,6 +289,14 @@ def _kind(value: Any) -> str:
 
 
 def _gpu(row: _Row, *, user: bool = False) -> Gpu:
+    # Fields are read in the order a row is written, so the first problem reported is the
+    # first one a reader meets.
+    ident = row.identifier()
+    name = row.text("name")
+    vendor = row.text("vendor", required=not user, default="custom")
+    year = row.integer("year", required=not user, minimum=1990, maximum=2100) or 2025
+    memory = (row.number("memory_gb", maximum=1e6) or 0.0) * GB
+    bandwidth = (row.number("memory_bandwidth_gb_per_s", maximum=1e6) or 0.0) * GB
     dense = row.flops_table("dense_tflops", required=True)
     clock = row.number("boost_clock_mhz", required=False, maximum=1e5)
     reg = row.number("register_file_per_sm_kb", required=False, maximum=1e6)
@@ -297,12 +305,12 @@ def _gpu(row: _Row, *, user: bool = False) -> Gpu:
     measured_bw = row.number("measured_bandwidth_gb_per_s", required=False, maximum=1e6)
     price = row.number("cloud_usd_per_gpu_hour", required=False, maximum=1e4)
     return Gpu(
-        id=row.identifier(),
-        name=row.text("name"),
-        vendor=row.text("vendor", required=not user, default="custom"),
-        year=row.integer("year", required=not user, minimum=1990, maximum=2100) or 2025,
-        memory_bytes=(row.number("memory_gb", maximum=1e6) or 0.0) * GB,
-        memory_bandwidth_bytes_per_s=(row.number("memory_bandwidth_gb_per_s", maximum=1e6) or 0.0) * GB,
+        id=ident,
+        name=name,
+        vendor=vendor,
+        year=year,
+        memory_bytes=memory,
+        memory_bandwidth_bytes_per_s=bandwidth,
         dense_flops_per_s=MappingProxyType(dense),
         scale_up=row.text("scale_up", required=not user, default="pcie-gen5"),
         gpus_per_node=row.integer("gpus_per_node", required=not user, maximum=100_000) or 8,

@@ -163,10 +163,9 @@ def _runtime_bytes(r: Resolved) -> float:
 def _ranges(**figures: list[float | None] | list[float]) -> dict[str, Range]:
     """Return each known figure's low and high over the efficiency sets (unknown ones left out)."""
     ranges = {}
-    for name, values in figures.items():
-        known = [v for v in values if v is not None]
-        if len(known) == len(values):
-            ranges[name] = Range(min(known), max(known))
+    for name, (expected, optimistic, pessimistic) in figures.items():
+        if expected is not None and optimistic is not None and pessimistic is not None:
+            ranges[name] = Range(min(expected, optimistic, pessimistic), max(expected, optimistic, pessimistic))
     return ranges
 
 

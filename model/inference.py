@@ -103,6 +103,9 @@ class ServingRates(NamedTuple):
     weight_bandwidth: float
     kv_bandwidth: float
     decode_flops_per_s: float
+    """The products' rate at the precision's ceiling (no tile-size penalty)."""
+    half_work_flops: float
+    """Size at which a product reaches half its ceiling (see efficiency.matmul_efficiency)."""
     core_flops_per_s: float
     """Attention-core rate (16-bit flash attention)."""
     tp_path: GroupPath
@@ -122,6 +125,7 @@ def serving_rates(r: Resolved, ctx: ServingContext, eff: Efficiencies) -> Servin
         weight_bandwidth=achievable_bandwidth(gpu, eff, r.precision),
         kv_bandwidth=achievable_bandwidth(gpu, eff),
         decode_flops_per_s=ctx.peak_flops * ceiling,
+        half_work_flops=eff.matmul_half_work_flops.get(ctx.compute_key, 2e10),
         core_flops_per_s=core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul,
         tp_path=group_path(ctx.tp, 1, r.gpus_per_node, r.scale_up, r.network, eff),
         pp_path=group_path(ctx.pp, ctx.tp, r.gpus_per_node, r.scale_up, r.network, eff),
@@ -165,10 +169,25 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
     """Seconds for one pipeline stage to prefill ``tokens`` tokens of prompts of ``prompt_len``."""
     arch, eff = r.arch, rates.eff
     shards = ctx.tp * ctx.pp
-    matmul = 2.0 * arch.stats.matmul_params_active * tokens / shards
-    attention = arch.stats.attention_flops_per_token_per_key * prompt_len / 2.0 * tokens / shards
-    work = 2.0 * tokens * arch.hidden * arch.stats.widest_inner_dim / ctx.tp
-    products = matmul / (ctx.peak_flops * matmul_efficiency(eff, ctx.compute_key, work, ctx.ceiling_share))
+    stats = arch.stats
+    attention = stats.attention_flops_per_token_per_key * prompt_len / 2.0 * tokens / shards
+    # Three families of products, each at the efficiency its shape earns: attention
+    # projections, the MLP (or the experts a token reaches) and the LM head.
+    if arch.is_moe:
+        # Each expert multiplies only the tokens routed to it (k/E of them), whole on its card.
+        mlp_work = 2.0 * max(tokens * arch.active_experts / arch.experts, 1.0) * arch.hidden * arch.expert_ffn
+    else:
+        mlp_work = 2.0 * tokens * arch.hidden * arch.ffn / ctx.tp
+    parts = (
+        (stats.attention_params, 2.0 * tokens * arch.hidden * arch.hidden / ctx.tp),
+        (stats.matmul_params_active - stats.attention_params - stats.head_params, mlp_work),
+        (stats.head_params, 2.0 * tokens * arch.hidden * arch.vocab / ctx.tp),
+    )
+    # efficiency = ceiling x W / (W + W0), so time = flops / (peak x ceiling) x (1 + W0 / W).
+    products = 0.0
+    for params, work in parts:
+        products += 2.0 * params * tokens / shards * (1.0 + rates.half_work_flops / work)
+    products /= rates.decode_flops_per_s
     compute = products + attention / rates.core_flops_per_s
     memory = _weights_read(r, ctx, tokens) / rates.weight_bandwidth
     layers = arch.layers / ctx.pp

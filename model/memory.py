@@ -205,8 +205,12 @@ def training_memory(
 
     gather_buffers = 0.0
     if layout.zero >= 3 and layout.dp > 1:
-        # ZeRO-3/FSDP gathers the current and the prefetched layer in full.
-        gather_buffers = 2.0 * (replicated_params / max(layers_per_stage, 1)) * regime.weight_bytes
+        # ZeRO-3/FSDP gathers the current and the prefetched unit in full: a layer, or the
+        # embedding / LM head when that is larger.
+        embeddings = stats.embedding_params + (0.0 if arch.tied_embeddings else stats.head_params)
+        layer = (total - embeddings) / arch.layers / model_parallel
+        unit = max(layer, stats.head_params / layout.tp)
+        gather_buffers = 2.0 * unit * regime.weight_bytes
     states = weights + gradients + optimizer + activations
     other = runtime_bytes + gather_buffers + FRAGMENTATION * states
     return TrainingMemory(weights, gradients, optimizer, activations, other, states + other)

@@ -230,7 +230,7 @@ def _overridden(base: Architecture, overrides: tuple[tuple[str, int | None], ...
 
 
 def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
-    overrides = (
+    overrides: tuple[tuple[str, int | None], ...] = (
         ("layers", s.layers),
         ("hidden", s.hidden),
         ("heads", s.heads),

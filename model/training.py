@@ -39,7 +39,9 @@ class TrainingWork(NamedTuple):
     matmul_flops_attention: float
     """Per GPU per step: attention projection products."""
     matmul_flops_mlp: float
-    """Per GPU per step: MLP, expert and LM-head products."""
+    """Per GPU per step: MLP and expert products."""
+    matmul_flops_head: float
+    """Per GPU per step: the LM head (vocab x hidden), a wide product of its own."""
     attention_core_flops: float
     elementwise_bytes: float
     optimizer_params: float
@@ -48,6 +50,7 @@ class TrainingWork(NamedTuple):
     attention_gemm_work: float
     """FLOPs of one representative attention-projection product (sets its efficiency)."""
     mlp_gemm_work: float
+    head_gemm_work: float
     tp_message_bytes: float
     tp_collectives: float
     """All-reduces per GPU per step (per layer, per micro-batch, forward and backward)."""
@@ -94,7 +97,8 @@ def training_work(
     matmul_share = (passes + (1.0 if recompute == "full" else 0.0)) / cards_used
     tokens_per_step = float(global_batch * seq)
     attention_matmul = 2.0 * stats.attention_params * matmul_share * tokens_per_step
-    mlp_matmul = (matmul_forward - 2.0 * stats.attention_params) * matmul_share * tokens_per_step
+    head_matmul = 2.0 * stats.head_params * matmul_share * tokens_per_step
+    mlp_matmul = (matmul_forward - 2.0 * (stats.attention_params + stats.head_params)) * matmul_share * tokens_per_step
     mlp_matmul += adapters * tokens_per_step / cards_used
     attention_passes = 3.0 + (1.0 if recompute != "none" else 0.0)
     tokens_mb = float(s.micro_batch * seq)
@@ -120,6 +124,7 @@ def training_work(
         hardware_flops_per_token=hardware_flops,
         matmul_flops_attention=attention_matmul,
         matmul_flops_mlp=mlp_matmul,
+        matmul_flops_head=head_matmul,
         attention_core_flops=attention_passes * attention_forward * tokens_per_step / cards_used,
         elementwise_bytes=_elementwise_bytes(activation_bytes, arch.layers, tokens_per_step, cards_used),
         optimizer_params=regime.trainable_params / (cards_used if layout.zero >= 1 else layout.tp * layout.pp),
@@ -127,6 +132,7 @@ def training_work(
         steps=r.tokens / tokens_per_step,
         attention_gemm_work=2.0 * tokens_mb * arch.hidden * arch.hidden / layout.tp,
         mlp_gemm_work=mlp_work,
+        head_gemm_work=2.0 * tokens_mb * arch.hidden * arch.vocab / layout.tp,
         tp_message_bytes=tokens_mb * arch.hidden * element_size,
         tp_collectives=tp_collectives,
         grad_bytes=replicated * (regime.trainable_params / stats.total_params) * grad_reduce_bytes,
@@ -159,6 +165,7 @@ def step_time(
     realised = eff.training_matmul_vs_ceiling
     attention_eff = matmul_efficiency(eff, compute_key, work.attention_gemm_work, ceiling_share) * realised
     mlp_eff = matmul_efficiency(eff, compute_key, work.mlp_gemm_work, ceiling_share) * realised
+    head_eff = matmul_efficiency(eff, compute_key, work.head_gemm_work, ceiling_share) * realised
     # Attention cores run in 16-bit even when the products run in FP8 (Transformer Engine).
     core_key = "bf16" if "bf16" in gpu.dense_flops_per_s else compute_key
     core_peak = gpu.dense_flops_per_s.get(core_key, peak)
@@ -167,10 +174,10 @@ def step_time(
     compute = (
         work.matmul_flops_attention / (peak * attention_eff)
         + work.matmul_flops_mlp / (peak * mlp_eff)
+        + work.matmul_flops_head / (peak * head_eff)
         + work.attention_core_flops / (core_peak * core_eff)
         + work.elementwise_bytes * eff.elementwise_traffic_factor / bandwidth
     )
-    bubble = (layout.pp - 1) / microbatches * compute
     gpn = r.gpus_per_node
     tensor = 0.0
     hidden = 0.0  # communication overlapped with compute: it still slows the products down
@@ -206,6 +213,7 @@ def step_time(
         transfer = 2.0 * microbatches * p2p_time(work.pp_message_bytes, pp_path)
     optimizer = work.optimizer_params * eff.optimizer_bytes_per_param / bandwidth
     compute += hidden * eff.overlap_interference
+    bubble = (layout.pp - 1) / microbatches * compute
     total = compute + bubble + tensor + data + expert + transfer + optimizer
     return StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, total)
 

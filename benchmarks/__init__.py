@@ -1,0 +1,1 @@
+"""Speed benchmarks of the engine and the app: python -m benchmarks."""

@@ -1,0 +1,5 @@
+"""Run every benchmark: ``python -m benchmarks``."""
+
+from benchmarks.engine import main
+
+main()

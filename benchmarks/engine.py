@@ -1,0 +1,111 @@
+"""Speed of the estimation engine: one estimate, 10,000 scenarios, and a peer for scale.
+
+Run with ``python -m benchmarks`` (or ``python -m benchmarks.engine``). Pinned to one core.
+Targets (issue 2): one full estimate <= 100 us median; 10,000 scenarios <= 2 s.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import time
+
+from model import Scenario, default_catalog, estimate
+
+ONE_ESTIMATE_TARGET_S = 100e-6
+MANY_TARGET_S = 2.0
+
+
+def _pin_to_one_core() -> str:
+    try:
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        return "pinned to one core"
+    except (AttributeError, OSError):
+        return "not pinned (no sched_setaffinity here)"
+
+
+def time_one_estimate(repeats: int = 2000) -> float:
+    """Return the median seconds of one full estimate (training and inference) of one scenario."""
+    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64, batch=32)
+    estimate(scenario)  # load catalogs and warm caches outside the timing
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        estimate(scenario)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def random_scenarios(count: int, seed: int = 7) -> list[dict[str, object]]:
+    """Return ``count`` varied scenario settings (fixed seed, so every run times the same work)."""
+    catalog = default_catalog()
+    rng = random.Random(seed)
+    models, gpus = sorted(catalog.models), sorted(catalog.gpus)
+    return [
+        {
+            "model": rng.choice(models),
+            "gpu": rng.choice(gpus),
+            "cards": rng.choice([1, 2, 4, 8, 16, 64, 256, 1024, 8192]),
+            "precision": rng.choice(["bf16", "fp16", "fp8", "int8", "int4"]),
+            "batch": rng.choice([1, 8, 32, 128, "max"]),
+            "prompt_len": rng.choice([128, 1024, 4096]),
+            "output_len": rng.choice([128, 512]),
+        }
+        for _ in range(count)
+    ]
+
+
+def time_many(count: int = 10_000) -> float:
+    """Return the seconds to build and estimate ``count`` different scenarios."""
+    settings = random_scenarios(count)
+    estimate(Scenario(**settings[0]))
+    start = time.perf_counter()
+    for item in settings:
+        estimate(Scenario(**item))  # type: ignore[arg-type]
+    return time.perf_counter() - start
+
+
+def time_llm_analysis() -> str:
+    """Time one llm-analysis inference estimate of Llama-2-7B on A100 if the package is installed."""
+    try:
+        from llm_analysis.analysis import infer  # type: ignore[import-not-found]
+    except ImportError:
+        return "llm-analysis: not installed (pip install llm-analysis to compare; not a dependency)"
+    kwargs = {
+        "model_name": "NousResearch_Llama-2-7b-hf",
+        "gpu_name": "a100-sxm-80gb",
+        "dtype_name": "w16a16e16",
+        "batch_size_per_gpu": 1,
+        "seq_len": 512,
+        "num_tokens_to_generate": 128,
+        "tp_size": 1,
+        "log_level": "ERROR",
+    }
+    infer(**kwargs)
+    samples = []
+    for _ in range(50):
+        start = time.perf_counter()
+        infer(**kwargs)
+        samples.append(time.perf_counter() - start)
+    return (
+        f"llm-analysis: one inference estimate of Llama-2-7B on A100 {statistics.median(samples) * 1e6:,.0f} us median"
+    )
+
+
+def main() -> None:
+    """Print the engine's speed figures against their targets."""
+    print(f"engine benchmark ({_pin_to_one_core()})")
+    one = time_one_estimate()
+    verdict = "ok" if one <= ONE_ESTIMATE_TARGET_S else "OVER TARGET"
+    print(
+        f"one full estimate (training + inference), median of 2,000: {one * 1e6:,.1f} us  [target <= 100 us: {verdict}]"
+    )
+    many = time_many()
+    verdict = "ok" if many <= MANY_TARGET_S else "OVER TARGET"
+    print(f"10,000 different scenarios, built and estimated: {many:,.2f} s  [target <= 2 s: {verdict}]")
+    print(time_llm_analysis())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+import pytest
+
+from model.architecture import Architecture, derive_architecture, expected_experts_touched
+from model.catalog import default_catalog
+
+PRESETS = list(default_catalog().models.values())
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.id)
+def test_preset_parameter_count_is_within_two_percent_of_the_official_figure(preset):
+    # Official counts: each row's params_source (Hugging Face safetensors counts, papers).
+    counted = preset.architecture.stats.total_params
+    assert counted == pytest.approx(preset.official_params, rel=0.02)
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if p.official_active_params], ids=lambda p: p.id)
+def test_moe_active_parameters_are_within_two_percent_of_the_official_figure(preset):
+    # DeepSeek-V3 report: 37B activated; Qwen3: 22B; Mixtral: 12.9B (announcement).
+    assert preset.architecture.stats.active_params == pytest.approx(preset.official_active_params, rel=0.02)
+
+
+def _llama(**changes):
+    shape = {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 32, "ffn": 11008, "vocab": 32000}
+    shape.update(changes)
+    return Architecture(**shape)
+
+
+def test_untied_lm_head_is_counted_and_tied_is_not():
+    # llm-analysis counts Llama-2-7B as 6.57B by missing the untied head (peer_tools.md 1.1).
+    untied, tied = _llama(), _llama(tied_embeddings=True)
+    assert untied.stats.total_params - tied.stats.total_params == 32000 * 4096
+    assert untied.stats.total_params == 6_738_415_616
+
+
+def test_kv_cache_elements_count_both_k_and_v_for_every_kv_head():
+    mha, gqa = _llama(), _llama(kv_heads=8)
+    assert mha.stats.kv_elements_per_token == 2 * 32 * 32 * 128
+    assert gqa.stats.kv_elements_per_token == mha.stats.kv_elements_per_token / 4
+
+
+def test_latent_attention_caches_the_compressed_latent_not_full_heads():
+    deepseek = default_catalog().models["deepseek-v3"].architecture
+    # DeepSeek-V2 sec. 2.1: (d_c + d_h^R) per token and layer = 512 + 64.
+    assert deepseek.stats.kv_elements_per_token == 61 * (512 + 64)
+    assert deepseek.stats.kv_heads_for_sharding == 1
+
+
+def test_moe_active_parameters_count_only_routed_experts_in_use():
+    mixtral = default_catalog().models["mixtral-8x7b"].architecture
+    stats = mixtral.stats
+    assert stats.total_params - stats.active_params == pytest.approx(32 * 6 * stats.expert_params)
+
+
+def test_experts_touched_is_k_for_one_token_and_approaches_all_for_many():
+    assert expected_experts_touched(256, 8, 1) == 8
+    assert expected_experts_touched(256, 8, 16) < 8 * 16
+    assert expected_experts_touched(256, 8, 10_000) == pytest.approx(256, rel=1e-6)
+    touched = [expected_experts_touched(64, 4, n) for n in (1, 2, 8, 64, 512)]
+    assert touched == sorted(touched)
+
+
+@pytest.mark.parametrize("params", [1e8, 5e8, 1.3e9, 7e9, 13e9, 34e9, 70e9, 175e9, 405e9, 1e12, 2e12])
+def test_derived_architecture_lands_near_the_requested_count(params):
+    arch = derive_architecture(params)
+    assert arch.stats.total_params == pytest.approx(params, rel=0.06)
+    assert arch.heads % arch.kv_heads == 0
+    assert arch.hidden % arch.heads == 0
+
+
+def test_derived_architecture_keeps_given_shapes_and_fills_the_rest():
+    arch = derive_architecture(70e9, layers=40, hidden=8192)
+    assert (arch.layers, arch.hidden) == (40, 8192)
+    assert arch.stats.total_params == pytest.approx(70e9, rel=0.02)
+
+
+def test_derived_kv_cache_and_activations_grow_with_the_parameter_count():
+    small, large = derive_architecture(1e9), derive_architecture(70e9)
+    assert large.stats.kv_elements_per_token > small.stats.kv_elements_per_token
+    assert large.stats.activation_bytes_per_token_layer > small.stats.activation_bytes_per_token_layer
+
+
+def test_a_count_too_small_for_its_vocabulary_is_refused():
+    with pytest.raises(ValueError, match="vocabulary"):
+        derive_architecture(2e6, vocab=200_000, hidden=4096)

@@ -1,0 +1,204 @@
+import pytest
+
+from model.catalog import CatalogError, default_catalog, load_user_catalog, parse_user_catalog
+
+CATALOG = default_catalog()
+GPUS = list(CATALOG.gpus.values())
+REQUIRED_GPU_IDS = [
+    "v100-sxm-32gb",
+    "a100-sxm-40gb",
+    "a100-sxm-80gb",
+    "a100-pcie-80gb",
+    "h100-sxm",
+    "h100-pcie",
+    "h800",
+    "h20",
+    "h200",
+    "b200",
+    "gb200",
+    "rtx-3090",
+    "rtx-4090",
+    "rtx-5090",
+    "l40s",
+    "a10",
+    "l4",
+    "t4",
+    "mi300x",
+    "mi325x",
+    "tpu-v5e",
+    "tpu-v5p",
+    "ascend-910b",
+    "gaudi3",
+    "cpu-server",
+]
+REQUIRED_MODEL_IDS = [
+    "llama-3.2-1b",
+    "tinyllama-1.1b",
+    "llama-2-7b",
+    "llama-2-13b",
+    "llama-2-70b",
+    "mistral-7b",
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "llama-3.1-405b",
+    "codellama-34b",
+    "mixtral-8x7b",
+    "qwen2.5-72b",
+    "qwen3-235b-a22b",
+    "deepseek-v3",
+    "deepseek-r1",
+    "gpt-3-175b",
+    "bloom-176b",
+]
+
+
+def test_every_required_gpu_model_link_and_network_id_is_present():
+    assert set(REQUIRED_GPU_IDS) <= set(CATALOG.gpus)
+    assert set(REQUIRED_MODEL_IDS) <= set(CATALOG.models)
+    assert {"pcie-gen4", "pcie-gen5", "nvlink3", "nvlink4", "nvlink5", "infinity-fabric", "tpu-ici"} <= set(
+        CATALOG.interconnects
+    )
+    assert {"ib-hdr", "ib-ndr", "ib-xdr", "roce-400g", "ethernet-100g"} <= set(CATALOG.networks)
+
+
+@pytest.mark.parametrize("gpu", GPUS, ids=lambda g: g.id)
+def test_every_gpu_row_has_positive_sizes_and_a_source(gpu):
+    assert gpu.memory_bytes > 0
+    assert gpu.memory_bandwidth_bytes_per_s > 0
+    assert gpu.dense_flops_per_s and all(v > 0 for v in gpu.dense_flops_per_s.values())
+    assert gpu.gpus_per_node >= 1
+    assert len(gpu.source) > 10
+    if gpu.cloud_usd_per_gpu_hour is not None:
+        assert gpu.cloud_price_date and gpu.cloud_price_source
+    if gpu.purchase_usd is not None:
+        assert gpu.purchase_source
+
+
+@pytest.mark.parametrize("gpu", [g for g in GPUS if g.sparse_flops_per_s], ids=lambda g: g.id)
+def test_dense_figures_are_not_the_sparse_ones(gpu):
+    # Dense peak = vendor 'with sparsity' figure / 2 (gpu_specs_notes.md sec. 1; Blackwell Ultra
+    # FP4 is the one exception, 14 vs 18 PF).
+    for precision, sparse in gpu.sparse_flops_per_s.items():
+        dense = gpu.dense_flops_per_s.get(precision)
+        if dense is not None:
+            assert dense < sparse
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "memory_gb", "bandwidth_gb_s", "bf16_tflops"),
+    [
+        # Datasheet values as gpu_specs.yaml records them (dense, decimal GB).
+        ("h100-sxm", 80, 3350, 989.4),
+        ("h200", 141, 4800, 989.4),
+        ("a100-sxm-80gb", 80, 2039, 312),
+        ("h20", 96, 4000, 148),
+        ("mi300x", 192, 5300, 1307.4),
+        ("rtx-4090", 24, 1008, 165.2),
+    ],
+)
+def test_headline_specs_match_the_sourced_reference(gpu_id, memory_gb, bandwidth_gb_s, bf16_tflops):
+    gpu = CATALOG.gpus[gpu_id]
+    assert gpu.memory_bytes == memory_gb * 1e9
+    assert gpu.memory_bandwidth_bytes_per_s == pytest.approx(bandwidth_gb_s * 1e9)
+    assert gpu.dense_flops_per_s["bf16"] == pytest.approx(bf16_tflops * 1e12)
+
+
+def test_cpu_server_streams_64_gb_per_second_as_in_the_seed():
+    assert CATALOG.gpus["cpu-server"].memory_bandwidth_bytes_per_s == 64e9
+
+
+@pytest.mark.parametrize("link", [*CATALOG.interconnects.values(), *CATALOG.networks.values()], ids=lambda x: x.id)
+def test_every_link_has_bandwidth_latency_and_a_source(link):
+    assert link.bandwidth_bytes_per_s > 0
+    assert link.latency_s > 0
+    assert link.source
+
+
+def test_nvlink_is_roughly_ten_times_pcie_per_direction():
+    # Seed claim "NVLink ~10x faster than PCIe"; gpu_specs_notes.md: 7-14x by generation.
+    ratio = (
+        CATALOG.interconnects["nvlink4"].bandwidth_bytes_per_s
+        / CATALOG.interconnects["pcie-gen5"].bandwidth_bytes_per_s
+    )
+    assert 6 < ratio < 15
+
+
+def test_api_prices_include_the_seed_figures_with_dates():
+    prices = {(p.provider, p.model): p for p in CATALOG.prices}
+    gpt4o = [p for p in CATALOG.prices if p.model == "GPT-4o" and p.input_usd_per_million == 5.0]
+    sonnet = [p for p in CATALOG.prices if "3.5 Sonnet" in p.model]
+    assert gpt4o and gpt4o[0].output_usd_per_million == 15.0
+    assert sonnet and (sonnet[0].input_usd_per_million, sonnet[0].output_usd_per_million) == (3.0, 15.0)
+    assert all(p.date and p.source for p in prices.values())
+
+
+GOOD_GPU = """
+gpus:
+  - id: my-card
+    name: My Card
+    memory_gb: 48
+    memory_bandwidth_gb_per_s: 1000
+    dense_tflops: {bf16: 200}
+    source: "my own datasheet"
+"""
+
+
+def test_a_user_gpu_is_accepted_and_merged_without_disturbing_the_rest():
+    extra = parse_user_catalog(GOOD_GPU, "mine.yaml")
+    merged = CATALOG.merged(extra)
+    assert merged.gpus["my-card"].memory_bytes == 48e9
+    assert merged.gpus["my-card"].user_supplied
+    assert set(CATALOG.gpus) < set(merged.gpus)
+    assert "my-card" not in CATALOG.gpus
+
+
+def test_a_user_model_row_is_accepted():
+    text = """
+models:
+  - id: tiny
+    name: Tiny
+    layers: 4
+    hidden: 512
+    heads: 8
+    ffn: 1536
+    vocab: 1000
+    source: mine
+"""
+    extra = parse_user_catalog(text, "m.yaml")
+    assert extra.models["tiny"].architecture.stats.total_params > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (GOOD_GPU.replace("memory_gb: 48", "memory_gb: -48"), "row 'my-card', field 'memory_gb'"),
+        (GOOD_GPU.replace("memory_gb: 48", "memory_gb: lots"), "field 'memory_gb': must be a number"),
+        (GOOD_GPU.replace("memory_gb: 48", "memory_gb: .nan"), "field 'memory_gb': must be a finite number"),
+        (GOOD_GPU.replace('    source: "my own datasheet"\n', ""), "field 'source': is required"),
+        (GOOD_GPU.replace("{bf16: 200}", "{bf17: 200}"), "unknown precision 'bf17'"),
+        (GOOD_GPU.replace("id: my-card", "id: 'bad id!'"), "field 'id'"),
+        (GOOD_GPU + "    scale_up: warp-drive\n", "field 'scale_up': unknown id 'warp-drive'"),
+        ("gpus: 3", "expected a list of rows"),
+        ("nothing: []", "expected a mapping with a 'gpus:'"),
+        ("gpus: [1, 2]", "row 1: expected a mapping"),
+        ("gpus: [{id: a", "not valid YAML"),
+    ],
+)
+def test_a_bad_user_row_is_refused_with_file_row_and_field(text, fragment):
+    with pytest.raises(CatalogError) as error:
+        parse_user_catalog(text, "mine.yaml")
+    assert str(error.value).startswith("mine.yaml")
+    assert fragment in str(error.value)
+
+
+def test_an_oversized_upload_is_refused_before_parsing():
+    with pytest.raises(CatalogError, match="larger than"):
+        parse_user_catalog("#" * 300_000, "big.yaml")
+
+
+def test_load_user_catalog_reads_a_file(tmp_path):
+    path = tmp_path / "extra.yaml"
+    path.write_text(GOOD_GPU, encoding="utf-8")
+    assert "my-card" in load_user_catalog(path).gpus
+    with pytest.raises(CatalogError, match="cannot be read"):
+        load_user_catalog(tmp_path / "missing.yaml")

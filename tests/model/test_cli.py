@@ -1,0 +1,153 @@
+"""The command line, run as a user runs it: python -m model ..."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from model.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "model", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_estimate_json_has_the_contract_keys():
+    done = _run("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--cards", "8", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert {"inputs", "training", "inference", "ranges", "warnings"} <= set(data)
+    training_keys = {
+        "total_flops",
+        "time_s",
+        "gpu_hours",
+        "cost_usd",
+        "energy_kwh",
+        "tokens_per_s_per_gpu",
+        "mfu",
+        "memory_per_gpu",
+        "fits",
+        "parallelism",
+    }
+    assert training_keys <= set(data["training"])
+    assert set(data["training"]["memory_per_gpu"]) == {
+        "weights",
+        "gradients",
+        "optimizer",
+        "activations",
+        "other",
+        "total",
+    }
+    assert {"tp", "pp", "dp", "ep", "zero"} == set(data["training"]["parallelism"])
+    inference_keys = {
+        "memory_per_gpu",
+        "fits",
+        "max_batch",
+        "ttft_s",
+        "tpot_s",
+        "tpot_roofline_s",
+        "decode_tokens_per_s",
+        "decode_tokens_per_s_per_user",
+        "prefill_tokens_per_s",
+        "bound",
+        "cost_per_million_output_tokens_usd",
+    }
+    assert inference_keys <= set(data["inference"])
+    assert set(data["inference"]["memory_per_gpu"]) == {"weights", "kv_cache", "activations", "other", "total"}
+    assert data["inference"]["bound"] in ("memory", "compute")
+    for name in ("time_s", "gpu_hours", "cost_usd", "tpot_s"):
+        assert data["ranges"][name]["low"] <= data["ranges"][name]["high"]
+    # every default filled in
+    assert data["inputs"]["gpu"] == "h100-sxm" and data["inputs"]["interconnect"] == "nvlink4"
+    assert data["inputs"]["tokens"] > 0 and data["inputs"]["seq_len"] == 4096
+
+
+def test_numbers_accept_suffixes_on_the_command_line(capsys):
+    assert main(["estimate", "--params", "7B", "--tokens", "1.5T", "--cards", "1.024k", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"]["cards"] == 1024
+    assert data["inputs"]["tokens"] == 1.5e12
+    assert data["inputs"]["params"] == pytest.approx(7e9, rel=0.05)
+
+
+def test_architecture_flags_override_a_preset(capsys):
+    main(["estimate", "--model", "llama-2-7b", "--layers", "16", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"]["architecture"]["layers"] == 16
+    assert data["inputs"]["params"] < 4e9
+
+
+def test_a_human_summary_is_printed_without_json(capsys):
+    main(["estimate", "--model", "deepseek-r1", "--precision", "fp8", "--gpu", "h20", "--cards", "8"])
+    out = capsys.readouterr().out
+    assert "DeepSeek-R1" in out and "TPOT" in out and "tokens/s" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "flag", "hint"),
+    [
+        (["--cards", "0"], "--cards", "from 1"),
+        (["--cards", "-4"], "--cards", "from 1"),
+        (["--cards", "2.5"], "--cards", "whole number"),
+        (["--cards", "lots"], "--cards", "not a number"),
+        (["--params", "nan"], "--params", "not a number"),
+        (["--params", "inf"], "--params", "not a number"),
+        (["--params", "1e30"], "--params", "out of range"),
+        (["--tokens", "-1"], "--tokens", "out of range"),
+        (["--gpu", "h9000"], "--gpu", "one of"),
+        (["--model", "gpt-9"], "--model", "one of"),
+        (["--interconnect", "warp"], "--interconnect", "one of"),
+        (["--network", "carrier-pigeon"], "--network", "one of"),
+        (["--precision", "fp3"], "--precision", "choose from"),
+        (["--zero", "5"], "--zero", "choose from"),
+        (["--utilization", "0"], "--utilization", "above 0"),
+        (["--batch", "many"], "--batch", "not a number"),
+        (["--heads", "7", "--model", "llama-2-7b"], "--heads", "divisor of hidden"),
+        (["--kv-heads", "5", "--model", "llama-3.1-8b"], "--kv-heads", "divisor of heads"),
+        (["--catalog", "/no/such/file.yaml"], "--catalog", "cannot be read"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_naming_the_flag(args, flag, hint):
+    done = _run("estimate", *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert flag in lines[0] and hint in lines[0]
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_a_bad_user_catalog_is_refused_naming_file_row_and_field(tmp_path):
+    path = tmp_path / "extra.yaml"
+    path.write_text("gpus:\n  - id: x\n    name: X\n    memory_gb: -1\n", encoding="utf-8")
+    done = _run("estimate", "--catalog", str(path))
+    assert done.returncode == 2
+    assert "extra.yaml, row 'x', field 'memory_gb'" in done.stderr
+
+
+def test_a_user_catalog_adds_a_gpu_the_estimate_can_use(tmp_path):
+    path = tmp_path / "extra.yaml"
+    path.write_text(
+        "gpus:\n  - id: my-card\n    name: My Card\n    memory_gb: 48\n    memory_bandwidth_gb_per_s: 1000\n"
+        "    dense_tflops: {bf16: 200}\n    source: mine\n",
+        encoding="utf-8",
+    )
+    done = _run("estimate", "--catalog", str(path), "--gpu", "my-card", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["inputs"]["gpu"] == "my-card"
+
+
+@pytest.mark.parametrize("kind", ["gpus", "models", "interconnects", "networks", "precisions"])
+def test_list_prints_each_catalog(kind, capsys):
+    assert main(["list", kind, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all("id" in row for row in rows)
+
+
+def test_list_prints_a_readable_table(capsys):
+    main(["list", "gpus"])
+    out = capsys.readouterr().out
+    assert "h100-sxm" in out and "memory_gb" in out

@@ -1,0 +1,130 @@
+import dataclasses
+
+import pytest
+
+from model import Scenario, estimate
+from model.catalog import default_catalog
+
+CATALOG = default_catalog()
+
+
+def _serve(**kw):
+    return estimate(Scenario(**kw))
+
+
+def test_seed_rule_deepseek_r1_fp8_on_one_h20_is_about_9_ms_per_token():
+    # Seed article (ai-infra-gpu-centric): 37B active params x 1 byte / 4.0 TB/s ~ 9 ms/token.
+    # The engine reads 36.6 GB (the input embedding is looked up, not read whole); tolerance 5 %.
+    result = _serve(model="deepseek-r1", precision="fp8", gpu="h20", cards=1, batch=1)
+    assert result.inference.tpot_roofline_s == pytest.approx(37e9 / 4.0e12, rel=0.05)
+    assert result.inference.tpot_s > result.inference.tpot_roofline_s  # expected is slower than ideal
+
+
+def test_seed_rule_deepseek_r1_fp8_on_a_64_gb_per_second_cpu_is_about_578_ms_per_token():
+    # Seed article: 37B x 1 byte / 64 GB/s ~ 578 ms/token; tolerance 5 %.
+    result = _serve(model="deepseek-r1", precision="fp8", gpu="cpu-server", cards=1, batch=1)
+    assert result.inference.tpot_roofline_s == pytest.approx(0.578, rel=0.05)
+
+
+def test_deepseek_r1_fp8_does_not_fit_one_h20_and_fits_eight():
+    # Seed article: 96 GB per H20, 8 cards = 768 GB hold the 671B FP8 model.
+    one = _serve(model="deepseek-r1", precision="fp8", gpu="h20", cards=1, batch=1)
+    eight = _serve(model="deepseek-r1", precision="fp8", gpu="h20", cards=8, batch=1)
+    assert not one.inference.fits
+    assert eight.inference.fits and eight.inference.tp == 8
+
+
+def test_batch_one_decode_is_memory_bound_and_a_large_batch_of_short_contexts_compute_bound():
+    # Roofline knee for 16-bit weights: peak FLOP/s / bandwidth ~ 989e12 / 3.35e12 ~ 300 tokens.
+    small = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=1, prompt_len=32, output_len=32)
+    large = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=1024, prompt_len=32, output_len=32)
+    assert small.inference.bound == "memory"
+    assert large.inference.bound == "compute"
+
+
+def test_long_contexts_keep_a_large_batch_memory_bound_by_kv_reads():
+    long = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=256, prompt_len=4000, output_len=500)
+    assert long.inference.bound == "memory"
+    assert long.inference.decode.memory_time > 2 * long.inference.decode.compute_time
+
+
+def test_total_throughput_rises_with_batch_while_per_user_speed_falls():
+    rates = [_serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=b).inference for b in (1, 8, 64)]
+    totals = [r.decode_tokens_per_s for r in rates]
+    users = [r.decode_tokens_per_s_per_user for r in rates]
+    assert totals == sorted(totals)
+    assert users == sorted(users, reverse=True)
+
+
+def test_loaded_throughput_counts_the_prefill_of_arriving_requests():
+    # DESIGN.md: output tokens over prefill plus decode time, not the steady decode rate.
+    result = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=64, prompt_len=4000, output_len=200)
+    steady = 64 / result.inference.decode_step_s
+    assert result.inference.decode_tokens_per_s < 0.9 * steady
+
+
+def test_decode_reads_the_kv_cache_at_the_mean_context_not_the_final_one():
+    # The cache grows from the prompt to prompt + output during generation.
+    short = _serve(model="llama-2-7b", gpu="a100-sxm-80gb", cards=1, batch=32, prompt_len=100, output_len=2000)
+    final = _serve(model="llama-2-7b", gpu="a100-sxm-80gb", cards=1, batch=32, prompt_len=2100, output_len=1)
+    assert short.inference.decode.memory_time < final.inference.decode.memory_time
+
+
+def test_more_replicas_multiply_total_throughput_not_per_user_speed():
+    one = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=16).inference
+    eight = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=8, batch=16).inference
+    assert eight.dp == 8 and eight.tp == 1
+    assert eight.decode_tokens_per_s == pytest.approx(8 * one.decode_tokens_per_s)
+    assert eight.decode_tokens_per_s_per_user == pytest.approx(one.decode_tokens_per_s_per_user)
+
+
+def test_a_model_too_big_for_one_card_is_split_with_tensor_parallelism():
+    result = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch=1)
+    assert result.inference.tp == 2 and result.inference.dp == 4 and result.inference.fits
+
+
+def test_cost_per_million_tokens_falls_with_utilisation_and_batch():
+    base = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=32, utilization=0.5).inference
+    busy = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=32, utilization=1.0).inference
+    big = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=128, utilization=0.5).inference
+    assert busy.cost_per_million_output_tokens_usd == pytest.approx(base.cost_per_million_output_tokens_usd / 2)
+    assert big.cost_per_million_output_tokens_usd < base.cost_per_million_output_tokens_usd
+
+
+def test_cost_uses_the_price_the_user_gives():
+    result = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=8, price_per_gpu_hour=3.6, utilization=1.0)
+    rate = result.inference.decode_tokens_per_s
+    assert result.inference.cost_per_million_output_tokens_usd == pytest.approx(3.6 / 3600 / rate * 1e6)
+
+
+def test_moe_decode_reads_more_experts_as_the_batch_grows():
+    one = _serve(model="mixtral-8x7b", gpu="h100-sxm", cards=2, batch=1).inference
+    many = _serve(model="mixtral-8x7b", gpu="h100-sxm", cards=2, batch=16).inference
+    # At batch 16 nearly every expert is read: the step's weight traffic approaches all 46.7B.
+    assert many.decode.memory_time > 2.5 * one.decode.memory_time
+
+
+def test_a_gpu_without_fp8_runs_fp8_weights_in_16_bit_and_says_so():
+    result = _serve(model="llama-3.1-8b", gpu="a100-sxm-80gb", precision="fp8", cards=1)
+    assert result.inference.compute_precision == "bf16"
+    assert any("no fp8 tensor cores" in w for w in result.warnings)
+
+
+def test_ranges_bracket_the_expected_serving_figures():
+    result = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch=32)
+    for name in ("ttft_s", "tpot_s", "decode_tokens_per_s", "cost_per_million_output_tokens_usd"):
+        low, high = result.ranges[name]
+        value = getattr(result.inference, name)
+        assert low <= value <= high
+        assert low < high
+
+
+def test_more_memory_bandwidth_never_decodes_slower():
+    gpu = CATALOG.gpus["h100-sxm"]
+    faster = dataclasses.replace(
+        gpu, id="h100-fast", memory_bandwidth_bytes_per_s=gpu.memory_bandwidth_bytes_per_s * 1.5
+    )
+    catalog = CATALOG.merged(dataclasses.replace(CATALOG, gpus={"h100-fast": faster}))
+    base = estimate(Scenario(gpu="h100-sxm", cards=1), catalog).inference
+    quick = estimate(Scenario(gpu="h100-fast", cards=1), catalog).inference
+    assert quick.tpot_s < base.tpot_s

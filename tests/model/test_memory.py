@@ -1,0 +1,125 @@
+import pytest
+
+from model import Scenario, estimate
+from model.catalog import default_catalog
+from model.memory import Layout, inference_memory, kv_bytes_per_sequence, training_memory, training_regime
+
+MODELS = default_catalog().models
+LLAMA2_7B = MODELS["llama-2-7b"].architecture
+LLAMA3_8B = MODELS["llama-3.1-8b"].architecture
+
+
+def test_llama2_7b_fp16_inference_weights_are_about_13_5_gb():
+    # Check 4 (issue 2): 6.74e9 params x 2 bytes = 13.48 GB; the 12.55 GiB llama.cpp reports
+    # (published_measurements.yaml) is the same size in binary units.
+    weights = estimate(Scenario(model="llama-2-7b", precision="fp16", cards=1)).inference.memory_per_gpu.weights
+    assert weights == pytest.approx(13.5e9, rel=0.01)
+    assert weights / 2**30 == pytest.approx(12.55, rel=0.01)
+
+
+def test_kv_cache_grows_linearly_with_context():
+    sizes = [kv_bytes_per_sequence(LLAMA3_8B, ctx, "bf16", 1, 1) for ctx in (1000, 2000, 4000)]
+    assert sizes[1] == pytest.approx(2 * sizes[0])
+    assert sizes[2] == pytest.approx(4 * sizes[0])
+    # Llama 3.1 8B: 2 (K,V) x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 bytes per token.
+    assert sizes[0] == pytest.approx(1000 * 131_072)
+
+
+def test_kv_cache_splits_over_tensor_parallel_down_to_one_head_per_card():
+    one = kv_bytes_per_sequence(LLAMA3_8B, 1000, "bf16", 1, 1)
+    assert kv_bytes_per_sequence(LLAMA3_8B, 1000, "bf16", 8, 1) == pytest.approx(one / 8)
+    # 8 KV heads cannot split 16 ways: heads are replicated past 8.
+    assert kv_bytes_per_sequence(LLAMA3_8B, 1000, "bf16", 16, 1) == pytest.approx(one / 8)
+
+
+def test_sliding_window_caps_the_cached_context():
+    mistral = MODELS["mistral-7b"].architecture  # 4,096-token window (Mistral 7B paper Table 1)
+    assert kv_bytes_per_sequence(mistral, 16_000, "bf16", 1, 1) == kv_bytes_per_sequence(mistral, 4096, "bf16", 1, 1)
+
+
+def test_fp8_kv_cache_is_half_of_bf16():
+    assert kv_bytes_per_sequence(LLAMA3_8B, 1000, "fp8", 1, 1) == pytest.approx(
+        kv_bytes_per_sequence(LLAMA3_8B, 1000, "bf16", 1, 1) / 2
+    )
+
+
+def test_int4_weights_keep_a_16_bit_embedding_and_head():
+    memory = inference_memory(
+        LLAMA2_7B, precision="int4", kv_precision="bf16", batch=1, context=1, prompt_len=1, tp=1, pp=1
+    )
+    embed_and_head = 2 * 32000 * 4096
+    body = LLAMA2_7B.stats.total_params - embed_and_head
+    assert memory.weights == pytest.approx(body * 4.5 / 8 + embed_and_head * 2)
+
+
+def _train(layout, recompute="selective", optimizer="adamw", precision="bf16", finetune="none"):
+    regime = training_regime(LLAMA3_8B, precision, optimizer, finetune, 16, True)
+    return training_memory(
+        LLAMA3_8B,
+        regime,
+        layout,
+        seq_len=4096,
+        micro_batch=1,
+        microbatches=8,
+        recompute=recompute,
+        flash_attention=True,
+    )
+
+
+def test_mixed_precision_adamw_takes_16_bytes_per_parameter_unsharded():
+    # ZeRO paper sec. 3.1: 2 (fp16 weights) + 2 (grads) + 12 (fp32 master, momentum, variance).
+    memory = _train(Layout(1, 1, 1, 1, 0))
+    states = memory.weights + memory.gradients + memory.optimizer
+    assert states == pytest.approx(16 * LLAMA3_8B.stats.total_params)
+
+
+@pytest.mark.parametrize(("stage", "sharded"), [(1, "optimizer"), (2, "gradients"), (3, "weights")])
+def test_each_zero_stage_shards_one_more_state_over_data_parallel(stage, sharded):
+    before, after = _train(Layout(1, 1, 8, 1, stage - 1)), _train(Layout(1, 1, 8, 1, stage))
+    assert getattr(after, sharded) == pytest.approx(getattr(before, sharded) / 8)
+    assert after.total < before.total
+
+
+def test_recomputation_trades_activation_memory():
+    none, selective, full = (_train(Layout(1, 1, 1, 1, 0), mode) for mode in ("none", "selective", "full"))
+    assert full.activations < selective.activations <= none.activations
+
+
+def test_tensor_parallel_with_sequence_parallel_divides_activations():
+    one, four = _train(Layout(1, 1, 1, 1, 0)), _train(Layout(4, 1, 1, 1, 0))
+    assert four.activations == pytest.approx(one.activations / 4)
+    assert four.weights == pytest.approx(one.weights / 4)
+
+
+def test_optimizers_differ_in_state_size():
+    sizes = {
+        opt: _train(Layout(1, 1, 1, 1, 0), optimizer=opt).optimizer
+        for opt in ("adamw", "adamw-8bit", "sgd", "adafactor")
+    }
+    assert sizes["adafactor"] < sizes["adamw-8bit"] < sizes["sgd"] < sizes["adamw"]
+
+
+def test_lora_and_qlora_need_far_less_than_full_finetuning():
+    full = _train(Layout(1, 1, 1, 1, 0), finetune="full")
+    lora = _train(Layout(1, 1, 1, 1, 0), finetune="lora")
+    qlora = _train(Layout(1, 1, 1, 1, 0), finetune="qlora")
+    # LoRA keeps the full 16-bit base plus small adapters; QLoRA stores the base in 4 bits.
+    assert qlora.weights < full.weights / 2  # 4.5-bit body, 16-bit embedding and head
+    assert lora.weights == pytest.approx(full.weights, rel=0.02)
+    assert lora.optimizer < full.optimizer / 50
+    assert qlora.total < lora.total < full.total / 2
+
+
+def test_largest_batch_fills_memory_and_one_more_does_not_fit():
+    result = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch="max"))
+    most = result.inference.max_batch
+    assert result.inference.batch == most and result.inference.fits
+    over = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=most + 1))
+    assert not over.inference.fits
+    assert any("does not fit" in w for w in over.warnings)
+
+
+def test_does_not_fit_is_a_result_with_a_plain_warning():
+    result = estimate(Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1))
+    assert not result.training.fits and not result.inference.fits
+    assert any(w.startswith("training does not fit: needs") and "per card, has 24.0 GB" in w for w in result.warnings)

@@ -1,0 +1,135 @@
+import dataclasses
+
+import pytest
+
+from model import Scenario, estimate
+from model.catalog import default_catalog
+from model.units import DAY_S
+
+CATALOG = default_catalog()
+
+
+def _train(**kw):
+    return estimate(Scenario(**kw)).training
+
+
+def test_gpt3_175b_on_300b_tokens_on_1024_a100_takes_25_to_45_days():
+    # Check 2 (issue 2); the seed article says 34 days. Brown et al. trained on V100s; the seed's
+    # figure is the usual A100 estimate. Default efficiencies, 1,024 A100 SXM 80GB.
+    result = _train(model="gpt-3-175b", gpu="a100-sxm-80gb", cards=1024, tokens=300e9)
+    assert 25 <= result.time_s / DAY_S <= 45
+
+
+@pytest.mark.parametrize("cards", [256, 512, 2048])
+def test_llama2_7b_gpu_hours_are_within_20_percent_of_metas_figure(cards):
+    # Check 3 (issue 2): Llama 2 model card, 184,320 A100-80GB GPU-hours for 7B on 2T tokens.
+    # The card does not give the cluster size; the estimate must hold across plausible ones.
+    result = _train(model="llama-2-7b", gpu="a100-sxm-80gb", cards=cards, tokens=2e12)
+    assert result.gpu_hours == pytest.approx(184_320, rel=0.20)
+
+
+def test_training_flops_are_six_n_d_plus_attention():
+    # Kaplan et al. 2020: 6ND for the products; causal attention adds 6 x layers x 2 x d_attn x s/2
+    # per token (forward 2 x 2 x d_attn per key over s/2 keys, backward twice that).
+    result = _train(model="llama-2-7b", tokens=1e12, recompute="none", seq_len=4096)
+    arch = CATALOG.models["llama-2-7b"].architecture
+    matmul = 2 * arch.stats.matmul_params_active
+    attention = 32 * 4 * 32 * 128 * 4096 / 2
+    assert result.total_flops == pytest.approx((3 * matmul + 3 * attention) * 1e12)
+    # Llama 2 7B: embeddings are looked up, not multiplied, so N excludes 32000 x 4096.
+    assert arch.stats.matmul_params_active == pytest.approx(6.738e9 - 32000 * 4096, rel=1e-3)
+
+
+def test_full_recomputation_adds_a_forward_pass_of_flops_not_model_flops():
+    none = _train(model="llama-3.1-8b", recompute="none", cards=64)
+    full = _train(model="llama-3.1-8b", recompute="full", cards=64)
+    assert full.total_flops / none.total_flops == pytest.approx(4 / 3, rel=0.02)
+    assert full.time_s > none.time_s
+    assert full.mfu < none.mfu
+
+
+def test_lora_needs_about_two_thirds_of_the_flops_of_full_finetuning():
+    full = _train(model="llama-3.1-8b", finetune="full", tokens=1e8, recompute="none", cards=1, gpu="h200")
+    lora = _train(model="llama-3.1-8b", finetune="lora", tokens=1e8, recompute="none", cards=1, gpu="h200")
+    assert lora.total_flops / full.total_flops == pytest.approx(2 / 3, rel=0.05)
+    assert lora.memory_per_gpu.total < full.memory_per_gpu.total
+
+
+def test_the_smallest_layout_that_fits_is_chosen_and_tensor_parallel_stays_in_a_node():
+    small = _train(model="llama-3.1-8b", gpu="h100-sxm", cards=8)
+    assert (small.parallelism.tp, small.parallelism.pp) == (1, 1) and small.fits
+    big = _train(model="llama-3.1-405b", gpu="h100-sxm", cards=1024)
+    assert big.fits
+    assert big.parallelism.tp <= 8
+    assert big.parallelism.tp * big.parallelism.pp * big.parallelism.dp == 1024
+
+
+def test_a_fixed_layout_is_kept_as_given():
+    result = _train(model="llama-3.1-70b", gpu="h100-sxm", cards=64, tp=8, pp=2, zero=1, recompute="full")
+    layout = result.parallelism
+    assert (layout.tp, layout.pp, layout.dp, layout.zero) == (8, 2, 4, 1)
+    assert result.recompute == "full"
+
+
+def test_time_falls_and_gpu_hours_rise_as_cards_are_added():
+    runs = [_train(model="llama-3.1-70b", gpu="h100-sxm", cards=c, tokens=1e12) for c in (64, 256, 1024)]
+    times = [r.time_s for r in runs]
+    hours = [r.gpu_hours for r in runs]
+    assert times == sorted(times, reverse=True)
+    assert hours == sorted(hours)
+
+
+def test_a_slow_network_makes_data_parallel_training_slower():
+    fast = _train(model="llama-3.1-70b", gpu="h100-sxm", cards=256, network="ib-ndr")
+    slow = _train(model="llama-3.1-70b", gpu="h100-sxm", cards=256, network="ethernet-100g")
+    assert slow.time_s > fast.time_s
+    assert slow.step.data_parallel >= fast.step.data_parallel
+
+
+def test_pcie_instead_of_nvlink_slows_tensor_parallel_training():
+    nvlink = _train(model="llama-3.1-70b", gpu="h100-sxm", cards=64, tp=8, interconnect="nvlink4")
+    pcie = _train(model="llama-3.1-70b", gpu="h100-sxm", cards=64, tp=8, interconnect="pcie-gen5")
+    assert pcie.step.tensor_parallel > 5 * nvlink.step.tensor_parallel
+    assert pcie.time_s > nvlink.time_s
+
+
+def test_pipeline_parallel_training_pays_a_bubble():
+    result = _train(model="llama-3.1-70b", gpu="h100-sxm", cards=64, tp=8, pp=4, global_batch=32)
+    # 1F1B bubble (p - 1) / m of the compute: m = 32 / 2 replicas = 16 micro-batches.
+    assert result.microbatches == 16
+    assert result.step.bubble == pytest.approx(3 / 16 * result.step.compute, rel=1e-6)
+
+
+def test_cost_energy_and_gpu_hours_follow_from_time():
+    result = _train(model="llama-3.1-8b", gpu="h100-sxm", cards=8, price_per_gpu_hour=2.0)
+    assert result.gpu_hours == pytest.approx(result.time_s * 8 / 3600)
+    assert result.cost_usd == pytest.approx(result.gpu_hours * 2.0)
+    assert result.energy_kwh == pytest.approx(result.gpu_hours * 700 / 1000)
+
+
+def test_a_fixed_mfu_sets_the_time_from_flops():
+    result = _train(model="llama-3.1-8b", gpu="h100-sxm", cards=8, mfu=0.5, tokens=1e11)
+    assert result.mfu == pytest.approx(0.5 / (1 + 1.97e-5 * 8 * 0.34), rel=1e-6)
+
+
+def test_training_ranges_bracket_the_expected_time():
+    result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=256))
+    low, high = result.ranges["time_s"]
+    assert low < result.training.time_s < high
+
+
+def test_fp8_training_is_faster_than_bf16_on_hopper_but_not_twice():
+    bf16 = _train(model="llama-3.1-8b", gpu="h100-sxm", cards=8, precision="bf16")
+    fp8 = _train(model="llama-3.1-8b", gpu="h100-sxm", cards=8, precision="fp8")
+    assert 1.1 < bf16.time_s / fp8.time_s < 2.0
+
+
+def test_a_gpu_with_more_flops_trains_faster():
+    gpu = CATALOG.gpus["h100-sxm"]
+    faster = dataclasses.replace(
+        gpu, id="h100-x2", dense_flops_per_s={k: 2 * v for k, v in gpu.dense_flops_per_s.items()}
+    )
+    catalog = CATALOG.merged(dataclasses.replace(CATALOG, gpus={"h100-x2": faster}))
+    base = estimate(Scenario(gpu="h100-sxm"), catalog).training
+    quick = estimate(Scenario(gpu="h100-x2"), catalog).training
+    assert quick.time_s < base.time_s

@@ -1,0 +1,40 @@
+import math
+
+import pytest
+
+from model.units import GB, GIB, parse_quantity
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("7e9", 7e9),
+        ("7B", 7e9),
+        ("7b", 7e9),
+        ("2T", 2e12),
+        ("1.5k", 1500.0),
+        ("300", 300.0),
+        ("70G", 70e9),
+        (" 4M ", 4e6),
+    ],
+)
+def test_parse_quantity_accepts_suffixes(text, value):
+    assert parse_quantity(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["", "abc", "7X", "nan", "inf", "-inf", "1e999", "7BB", "B7"])
+def test_parse_quantity_refuses_non_numbers(text):
+    with pytest.raises(ValueError):
+        parse_quantity(text)
+
+
+def test_parse_quantity_refuses_booleans_and_non_finite_floats():
+    with pytest.raises(ValueError):
+        parse_quantity(True)
+    with pytest.raises(ValueError):
+        parse_quantity(math.nan)
+
+
+def test_gigabyte_is_decimal_and_gibibyte_binary():
+    assert GB == 1e9
+    assert GIB == 1073741824
