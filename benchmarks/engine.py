@@ -25,9 +25,15 @@ def _pin_to_one_core() -> str:
         return "not pinned (no sched_setaffinity here)"
 
 
-def time_one_estimate(repeats: int = 2000) -> float:
+PEER_SCENARIO = Scenario(
+    model="llama-2-7b", gpu="a100-sxm-80gb", cards=1, precision="bf16", batch=1, prompt_len=512, output_len=128
+)
+"""The scenario llm-analysis is timed on (peer_tools.md sec. 4), for a like-for-like comparison."""
+
+
+def time_one_estimate(scenario: Scenario | None = None, repeats: int = 2000) -> float:
     """Return the median seconds of one full estimate (training and inference) of one scenario."""
-    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64, batch=32)
+    scenario = scenario or Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64, batch=32)
     estimate(scenario)  # load catalogs and warm caches outside the timing
     samples = []
     for _ in range(repeats):
@@ -88,8 +94,11 @@ def time_llm_analysis() -> str:
         start = time.perf_counter()
         infer(**kwargs)
         samples.append(time.perf_counter() - start)
+    ours = time_one_estimate(PEER_SCENARIO)
     return (
-        f"llm-analysis: one inference estimate of Llama-2-7B on A100 {statistics.median(samples) * 1e6:,.0f} us median"
+        "same scenario (Llama-2-7B, 1 x A100 80GB, batch 1, 512 + 128 tokens): llm-analysis, inference only, "
+        f"{statistics.median(samples) * 1e6:,.0f} us median; this engine, training and inference with ranges, "
+        f"{ours * 1e6:,.0f} us"
     )
 
 
