@@ -1,0 +1,112 @@
+import streamlit as st
+
+from model.analysis import cpu_versus_gpu, serving_pair
+from ui.catalog import session_catalog
+from ui.charts import show_chart
+from ui.charts.memory import memory_breakdown_chart
+from ui.charts.speed import token_time_chart
+from ui.format import bytes_gb, dollars, duration, milliseconds, per_second, percent
+from ui.page import estimate_or_stop
+from ui.rows import capacity_row, memory_rows, token_time_rows
+from ui.sidebar import current_scenario
+from ui.text import overview_takeaway, range_text
+
+catalog = session_catalog()
+scenario = current_scenario()
+estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+one, full = serving_pair(scenario, catalog)
+gpu = catalog.gpus[scenario.gpu]
+training, single, loaded = one.training, one.inference, full.inference
+
+st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.name.split(' (')[0]}")
+st.markdown(overview_takeaway(one, full, gpu.memory_bytes))
+
+st.subheader("Training", divider="gray")
+c1, c2, c3, c4 = st.columns(4)
+c1.metric(
+    "Memory per card",
+    bytes_gb(training.memory_per_gpu.total),
+    "fits" if training.fits else "does not fit",
+    delta_color="normal" if training.fits else "inverse",
+    delta_arrow="off",
+    border=True,
+    help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: tp {training.parallelism.tp} × pp "
+    f"{training.parallelism.pp} × dp {training.parallelism.dp}, ZeRO {training.parallelism.zero}, "
+    f"{training.recompute} recomputation.",
+)
+c2.metric(
+    "Training time",
+    duration(training.time_s),
+    border=True,
+    help=f"{training.tokens:,.3g} tokens. Range {range_text(one, 'time_s', duration)}.",
+)
+c3.metric(
+    "Training cost",
+    dollars(training.cost_usd),
+    border=True,
+    help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour. "
+    f"Range {range_text(one, 'cost_usd', dollars)}.",
+)
+c4.metric(
+    "Model FLOPs utilisation",
+    percent(training.mfu),
+    border=True,
+    help=f"{per_second(training.tokens_per_s_per_gpu)} per card. Range {range_text(one, 'mfu', percent)}.",
+)
+
+st.subheader("Serving", divider="gray")
+c1, c2, c3, c4 = st.columns(4)
+c1.metric(
+    "Time per token, one user",
+    milliseconds(single.tpot_s),
+    f"ideal {milliseconds(single.tpot_roofline_s)}",
+    delta_color="off",
+    delta_arrow="off",
+    border=True,
+    help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Range "
+    f"{range_text(one, 'tpot_s', milliseconds)}. Replica: tp {single.tp} × pp {single.pp}.",
+)
+c2.metric(
+    "Tokens/s, one user",
+    f"{single.decode_tokens_per_s_per_user:,.0f}",
+    f"first token in {milliseconds(single.ttft_s, 0)}",
+    delta_color="off",
+    delta_arrow="off",
+    border=True,
+    help=f"Batch 1, {scenario.prompt_len:,}-token prompt. {single.bound.capitalize()}-bound.",
+)
+c3.metric(
+    "Tokens/s at full load",
+    f"{loaded.decode_tokens_per_s:,.0f}",
+    f"{loaded.batch:,} sequences × {loaded.dp:,} replicas",
+    delta_color="off",
+    delta_arrow="off",
+    border=True,
+    help=f"Output tokens over prefill plus decode time, all replicas. Range "
+    f"{range_text(full, 'decode_tokens_per_s', per_second)}.",
+)
+c4.metric(
+    "$ per million output tokens",
+    dollars(loaded.cost_per_million_output_tokens_usd),
+    f"at {percent(scenario.utilization)} utilisation",
+    delta_color="off",
+    delta_arrow="off",
+    border=True,
+    help=f"Full load. Range {range_text(full, 'cost_per_million_output_tokens_usd', dollars)}.",
+)
+
+left, right = st.columns([3, 2])
+with left:
+    st.markdown("**Memory per card** (training, and serving at full load)")
+    show_chart(memory_breakdown_chart, parts=memory_rows(full), capacity=capacity_row(gpu))
+with right:
+    comparison = cpu_versus_gpu(scenario, catalog)
+    cpu = catalog.gpus["cpu-server"]
+    st.markdown(
+        f"**Why GPUs**: one token on the GPU vs a 64 GB/s server CPU — **{comparison.gpu_speedup:,.0f}×** faster"
+    )
+    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.name.split(" (")[0], "Server CPU, 64 GB/s"))
+    st.caption(
+        "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth "
+        f"({cpu.name.split(' (')[0]} has {cpu.memory_bandwidth_bytes_per_s / 1e9:g} GB/s)."
+    )

@@ -1,0 +1,40 @@
+"""AppTest helpers: run the real app from its entry point, then switch to a page."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+PAGES = {
+    "overview": "app_pages/overview.py",
+    "costs": "app_pages/costs.py",
+    "vram": "app_pages/vram.py",
+    "tokens": "app_pages/throughput.py",
+    "compare": "app_pages/compare.py",
+    "anatomy": "app_pages/anatomy.py",
+    "method": "app_pages/method.py",
+    "add": "app_pages/custom.py",
+}
+
+
+def open_page(page: str = "overview", **query: str) -> AppTest:
+    """Start the app (with these query parameters, as a shared link would) and open ``page``."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page != "overview":
+        at.switch_page(PAGES[page]).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric_values(at: AppTest) -> dict[str, str]:
+    """Return every metric on the page as label -> displayed value."""
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture
+def app() -> AppTest:
+    return open_page()

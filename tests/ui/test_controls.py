@@ -1,0 +1,40 @@
+import pytest
+
+from ui.controls import CONTROLS, load_from_url, save_to_url
+
+
+def test_defaults_write_nothing_to_the_url():
+    assert save_to_url({key: control.default for key, control in CONTROLS.items()}) == {}
+
+
+def test_changed_values_round_trip_through_the_url():
+    state = {key: control.default for key, control in CONTROLS.items()}
+    state.update(cards=1024, params=70.0, precision="fp8", traffic=2.5e9)
+    query = save_to_url(state)
+    assert query == {"cards": "1024", "params": "70B", "precision": "fp8", "traffic": "2.5e+09"}
+    values, warnings = load_from_url({k: [v] for k, v in query.items()})
+    assert warnings == []
+    assert values == {"cards": 1024, "params": 70.0, "precision": "fp8", "traffic": 2.5e9}
+
+
+@pytest.mark.parametrize(
+    ("query", "fragment"),
+    [
+        ({"cards": ["0"]}, "Cards: '0' is not allowed"),
+        ({"cards": ["lots"]}, "Cards: 'lots' is not allowed"),
+        ({"precision": ["fp3"]}, "Precision: 'fp3' is not allowed (one of fp32"),
+        ({"params": ["9T"]}, "Parameters: '9T' is not allowed"),
+        ({"cards": ["8", "16"]}, "given 2 times; used the last"),
+        ({"months": ["1" * 500]}, "too long"),
+        ({"bogus": ["1"]}, "unknown link setting 'bogus'"),
+    ],
+)
+def test_a_bad_url_value_is_dropped_with_a_short_warning(query, fragment):
+    _, warnings = load_from_url(query)
+    assert any(fragment in w for w in warnings), warnings
+    assert all(len(w) < 200 for w in warnings)
+
+
+def test_a_card_count_between_steps_snaps_to_the_nearest_step():
+    values, _ = load_from_url({"cards": ["1000"], "params": ["65B"]})
+    assert values == {"cards": 1024, "params": 70.0}

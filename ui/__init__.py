@@ -1,0 +1,1 @@
+"""Streamlit and Altair building blocks: the scenario controls, chart builders, formatting."""

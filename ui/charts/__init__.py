@@ -1,0 +1,83 @@
+"""Chart builders (pure: plain data in, ``alt.LayerChart`` out) and the renderer that shows them.
+
+Builders take their data as keyword arguments (lists of row dicts, or ``alt.NamedData``
+placeholders) and put it on each layer, never at the top level. :func:`show_chart` builds each
+chart's spec once per set of static options, then only swaps the rows in on every rerun: building
+an Altair chart costs ~10 ms, swapping rows ~0.1 ms, which keeps a slider move instant.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import streamlit as st
+
+__all__ = ["COMPONENT_COLORS", "Rows", "component_color_scale", "data_of", "show_chart"]
+
+Rows = Sequence[Mapping[str, Any]]
+ChartData = Rows | alt.NamedData
+
+COMPONENT_COLORS: dict[str, str] = {
+    "weights": "#4C78A8",
+    "gradients": "#F58518",
+    "optimizer": "#E45756",
+    "activations": "#72B7B2",
+    "KV cache": "#54A24B",
+    "other": "#BAB0AC",
+}
+"""One colour per memory component, the same on every page."""
+
+
+def component_color_scale() -> alt.Scale:
+    """Return the fixed colour scale of memory components."""
+    return alt.Scale(domain=list(COMPONENT_COLORS), range=list(COMPONENT_COLORS.values()))
+
+
+def data_of(rows: ChartData) -> alt.Data | alt.NamedData:
+    """Wrap rows as inline chart data (a NamedData placeholder passes through)."""
+    if isinstance(rows, alt.NamedData):
+        return rows
+    return alt.Data(values=[dict(row) for row in rows])
+
+
+@functools.lru_cache(maxsize=256)
+def _template(
+    builder: Callable[..., alt.TopLevelMixin], names: tuple[str, ...], static: tuple[tuple[str, Any], ...]
+) -> dict[str, Any]:
+    placeholders = {name: alt.NamedData(name=name) for name in names}
+    spec: dict[str, Any] = builder(**placeholders, **dict(static)).to_dict(validate=False)
+    spec.pop("datasets", None)
+    if "data" in spec:
+        # Altair hoists data the layers share; push it back down so it stays JSON.
+        if "layer" not in spec:
+            raise ValueError(f"{builder.__name__} must return a layered chart")
+        shared = spec.pop("data")
+        spec["layer"] = [layer if "data" in layer else {**layer, "data": shared} for layer in spec["layer"]]
+    return spec
+
+
+def _fill(node: Any, rows: Mapping[str, Rows]) -> Any:
+    if isinstance(node, dict):
+        data = node.get("data")
+        if isinstance(data, dict) and data.get("name") in rows:
+            node = {**node, "data": {"values": list(rows[data["name"]])}}
+        return {key: _fill(value, rows) if key != "data" else value for key, value in node.items()}
+    if isinstance(node, list):
+        return [_fill(item, rows) for item in node]
+    return node
+
+
+def show_chart(builder: Callable[..., alt.TopLevelMixin], *, height: int | None = None, **arguments: Any) -> None:
+    """Render ``builder``'s chart: data arguments are row lists, the rest static options.
+
+    Data nested in layers stays JSON in the spec; Streamlit only converts top-level data.
+    """
+    data = {name: value for name, value in arguments.items() if isinstance(value, list)}
+    static = tuple(sorted((name, value) for name, value in arguments.items() if name not in data))
+    spec = _fill(_template(builder, tuple(sorted(data)), static), data)
+    if height is not None:
+        spec["height"] = height
+    st.vega_lite_chart(None, spec, width="stretch")

@@ -1,0 +1,48 @@
+"""Memory charts: what each card holds, by component, against its capacity."""
+
+from __future__ import annotations
+
+import altair as alt
+
+from ui.charts import ChartData, component_color_scale, data_of
+
+__all__ = ["memory_breakdown_chart"]
+
+
+def memory_breakdown_chart(parts: ChartData, capacity: ChartData) -> alt.LayerChart:
+    """Stacked bars of memory per card (GB) for each workload, with the card's capacity as a rule.
+
+    Args:
+        parts: rows of {workload, component, gb, order}.
+        capacity: one row {gb, label}: the card's memory.
+    """
+    bars = (
+        alt.Chart(data_of(parts))
+        .mark_bar(height={"band": 0.7})
+        .encode(
+            x=alt.X("sum(gb):Q", title="Memory per card (GB, decimal)", stack="zero"),
+            y=alt.Y("workload:N", title=None, sort=None, axis=alt.Axis(labelLimit=220)),
+            color=alt.Color(
+                "component:N", title="Component", scale=component_color_scale(), legend=alt.Legend(orient="right")
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("workload:N", title="Workload"),
+                alt.Tooltip("component:N", title="Component"),
+                alt.Tooltip("gb:Q", title="GB", format=",.1f"),
+            ],
+        )
+    )
+    rule = (
+        alt.Chart(data_of(capacity))
+        .mark_rule(color="#d62728", strokeDash=[6, 3], size=2)
+        .encode(
+            x="gb:Q", tooltip=[alt.Tooltip("label:N", title="Capacity"), alt.Tooltip("gb:Q", title="GB", format=",.0f")]
+        )
+    )
+    label = (
+        alt.Chart(data_of(capacity))
+        .mark_text(align="left", dx=4, dy=-6, color="#d62728", fontWeight="bold")
+        .encode(x="gb:Q", y=alt.value(0), text="label:N")
+    )
+    return alt.layer(bars, rule, label).properties(height=170)

@@ -1,0 +1,226 @@
+"""Every control the app binds to the URL: its key, default, and how it reads and writes text.
+
+A shared link is the query string: ``?model=llama-3.1-70b&gpu=h100-sxm&cards=64``. On the first
+run of a session :func:`load_from_url` reads it: each value is checked, a bad one is dropped with
+a short warning and its control keeps its default (nothing the user typed stops the app). On
+every run :func:`save_to_url` writes back the values that differ from their defaults, so the
+address bar always reproduces what is on screen, page included (the page is the path).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from model.precision import PRECISIONS
+from model.units import parse_quantity
+
+__all__ = [
+    "AUTO",
+    "CARD_STEPS",
+    "CONTROLS",
+    "CUSTOM",
+    "PARAM_STEPS_B",
+    "Control",
+    "format_params",
+    "load_from_url",
+    "save_to_url",
+]
+
+AUTO = "auto"
+"""Interconnect/network value meaning: the GPU's own default link."""
+CUSTOM = "custom"
+"""Model value meaning: a bare parameter count from the slider."""
+MAX_VALUE_LENGTH = 100
+"""Longer query values are refused before parsing."""
+
+PARAM_STEPS_B: tuple[float, ...] = (
+    0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 8.0, 10.0, 13.0, 20.0, 30.0, 34.0, 50.0,
+    70.0, 100.0, 175.0, 250.0, 405.0, 500.0, 671.0, 1000.0, 1500.0, 2000.0,
+)  # fmt: skip
+"""The custom model's parameter counts in billions: a log scale from 0.1B to 2T."""
+CARD_STEPS: tuple[int, ...] = (
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 100_000,
+)  # fmt: skip
+"""Card counts on a log scale from 1 to 100k."""
+
+
+def format_params(billions: float) -> str:
+    """Label a parameter count given in billions: '0.5B', '70B', '1.5T'."""
+    if billions >= 1000:
+        return f"{billions / 1000:g}T"
+    return f"{billions:g}B"
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One URL-bound control: ``parse`` raises ValueError with what is allowed."""
+
+    key: str
+    label: str
+    default: Any
+    parse: Callable[[str], Any]
+    format: Callable[[Any], str] = str
+
+
+def _choice(options: Callable[[], Mapping[str, Any] | tuple[str, ...]]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        allowed = options()
+        if text not in allowed:
+            shown = ", ".join(list(allowed)[:8])
+            raise ValueError(f"one of {shown}{', ...' if len(allowed) > 8 else ''}")
+        return text
+
+    return parse
+
+
+def _on_grid(grid: tuple[float, ...], scale: float, label: Callable[[float], str]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = parse_quantity(text) / scale
+        if not grid[0] <= value <= grid[-1]:
+            raise ValueError(f"a value from {label(grid[0])} to {label(grid[-1])}")
+        return min(grid, key=lambda step: abs(math.log(step / value)))
+
+    return parse
+
+
+def _integer(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = parse_quantity(text)
+        if value != int(value) or not low <= value <= high:
+            raise ValueError(f"a whole number from {low:,} to {high:,}")
+        return int(value)
+
+    return parse
+
+
+def _number(low: float, high: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = parse_quantity(text)
+        if not low <= value <= high:
+            raise ValueError(f"a number from {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
+def _models() -> tuple[str, ...]:
+    from ui.catalog import session_catalog  # late: the catalog depends on the visit's uploads
+
+    return (*session_catalog().models, CUSTOM)
+
+
+def _gpus() -> Mapping[str, Any]:
+    from ui.catalog import session_catalog
+
+    return session_catalog().gpus
+
+
+def _interconnects() -> tuple[str, ...]:
+    from ui.catalog import session_catalog
+
+    return (AUTO, *session_catalog().interconnects)
+
+
+def _networks() -> tuple[str, ...]:
+    from ui.catalog import session_catalog
+
+    return (AUTO, *session_catalog().networks)
+
+
+def _prices() -> tuple[str, ...]:
+    from ui.catalog import session_catalog
+
+    return (AUTO, *(price.id for price in session_catalog().prices))
+
+
+def _precision(text: str) -> str:
+    if text not in PRECISIONS:
+        raise ValueError(f"one of {', '.join(PRECISIONS)}")
+    return text
+
+
+def _card_count(text: str) -> int:
+    value = _integer(1, 100_000)(text)
+    return min(CARD_STEPS, key=lambda step: abs(math.log(step / value)))
+
+
+def _big_number(value: float) -> str:
+    return f"{value:.6g}"
+
+
+_ALL = (
+    # The sidebar scenario.
+    Control("model", "Model", "llama-3.1-8b", _choice(_models)),
+    Control("params", "Parameters", 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
+    Control("precision", "Precision", "bf16", _precision),
+    Control("gpu", "GPU", "h100-sxm", _choice(_gpus)),
+    Control("cards", "Cards", 8, _card_count),
+    Control("link", "Interconnect", AUTO, _choice(_interconnects)),
+    Control("net", "Network", AUTO, _choice(_networks)),
+    # Workload, shared by the pages that use it.
+    Control("prompt", "Prompt tokens", 1024, _integer(1, 1_000_000)),
+    Control("output", "Output tokens", 256, _integer(1, 1_000_000)),
+    Control("batch", "Concurrent sequences", 32, _integer(1, 100_000)),
+    Control("tokens", "Training tokens", 0.0, _number(0, 1e16), _big_number),
+    Control("util", "Utilisation", 0.7, _number(0.01, 1.0), _big_number),
+    # Training vs inference cost.
+    Control("traffic", "Tokens served per day", 1e9, _number(1e3, 1e15), _big_number),
+    Control("months", "Months", 24, _integer(1, 120)),
+    Control("api", "API price to compare", AUTO, _choice(_prices)),
+    # VRAM.
+    Control("zero", "ZeRO stage", AUTO, _choice(lambda: (AUTO, "0", "1", "2", "3"))),
+    Control("tp", "Tensor parallel", AUTO, _choice(lambda: (AUTO, "1", "2", "4", "8", "16", "32", "64"))),
+    Control("recompute", "Recomputation", AUTO, _choice(lambda: (AUTO, "none", "selective", "full"))),
+    Control("micro", "Micro-batch", 1, _integer(1, 1024)),
+    Control("seq", "Training sequence length", 4096, _integer(128, 1_000_000)),
+    # Tokens per second.
+    Control("target", "Latency target (ms per token)", 50.0, _number(1, 10_000), _big_number),
+)
+CONTROLS: dict[str, Control] = {control.key: control for control in _ALL}
+
+
+def load_from_url(query: Mapping[str, list[str]]) -> tuple[dict[str, Any], list[str]]:
+    """Read a query string into control values, and say what was dropped and why.
+
+    Args:
+        query: every query parameter with all its values (``st.query_params.to_dict`` keeps
+            only the last; pass ``{k: st.query_params.get_all(k)}``).
+
+    Returns:
+        The values that parsed, and one short warning per value that did not.
+    """
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    for key, texts in query.items():
+        control = CONTROLS.get(key)
+        if control is None:
+            warnings.append(f"ignored the unknown link setting {key[:30]!r}")
+            continue
+        if not texts:
+            continue
+        if len(texts) > 1:
+            warnings.append(f"{control.label}: given {len(texts)} times; used the last")
+        text = texts[-1].strip()
+        if len(text) > MAX_VALUE_LENGTH:
+            warnings.append(f"{control.label}: the value is too long; kept {control.format(control.default)}")
+            continue
+        try:
+            values[key] = control.parse(text)
+        except ValueError as error:
+            allowed = str(error) if str(error).startswith(("one of", "a ")) else "a valid value"
+            warnings.append(
+                f"{control.label}: {text[:40]!r} is not allowed ({allowed}); kept {control.format(control.default)}"
+            )
+    return values, warnings
+
+
+def save_to_url(state: Mapping[str, Any]) -> dict[str, str]:
+    """Return the query parameters for the values in ``state`` that differ from their defaults."""
+    query: dict[str, str] = {}
+    for key, control in CONTROLS.items():
+        if key in state and state[key] != control.default:
+            query[key] = control.format(state[key])
+    return query

@@ -1,0 +1,106 @@
+"""Number formatting for people: decimal GB unless it says GiB, seconds as ms/min/days."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "billions",
+    "bytes_gb",
+    "count",
+    "dollars",
+    "duration",
+    "milliseconds",
+    "per_second",
+    "percent",
+]
+
+
+def _missing(value: float | None) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+def bytes_gb(value: float | None, digits: int = 1) -> str:
+    """Format bytes as decimal gigabytes ('81.2 GB')."""
+    if _missing(value):
+        return "n/a"
+    assert value is not None
+    return f"{value / 1e9:,.{digits}f} GB"
+
+
+def duration(seconds: float | None) -> str:
+    """Format a duration with the unit a person would use (ms, s, min, h, days, years)."""
+    if _missing(seconds):
+        return "n/a"
+    assert seconds is not None
+    if seconds < 1:
+        return f"{seconds * 1e3:,.0f} ms"
+    if seconds < 120:
+        return f"{seconds:,.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:,.0f} min"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:,.1f} h"
+    if seconds < 2 * 365 * 86400:
+        return f"{seconds / 86400:,.1f} days"
+    return f"{seconds / (365 * 86400):,.1f} years"
+
+
+def milliseconds(seconds: float | None, digits: int = 1) -> str:
+    """Format seconds as milliseconds ('9.2 ms')."""
+    if _missing(seconds):
+        return "n/a"
+    assert seconds is not None
+    return f"{seconds * 1e3:,.{digits}f} ms"
+
+
+def dollars(value: float | None) -> str:
+    """Format US dollars with a sensible precision ('$1.2M', '$4,300', '$0.42')."""
+    if _missing(value):
+        return "n/a"
+    assert value is not None
+    if value >= 1e9:
+        return f"${value / 1e9:,.2f}B"
+    if value >= 1e6:
+        return f"${value / 1e6:,.2f}M"
+    if value >= 100:
+        return f"${value:,.0f}"
+    if value >= 1:
+        return f"${value:,.2f}"
+    return f"${value:,.3f}"
+
+
+def per_second(value: float | None, unit: str = "tokens/s") -> str:
+    """Format a rate with thousands separators ('12,300 tokens/s')."""
+    if _missing(value):
+        return "n/a"
+    assert value is not None
+    if value >= 100:
+        return f"{value:,.0f} {unit}"
+    return f"{value:,.1f} {unit}"
+
+
+def count(value: float | None) -> str:
+    """Format a large count compactly ('1.4T', '70B', '8,192')."""
+    if _missing(value):
+        return "n/a"
+    assert value is not None
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if value >= scale:
+            return f"{value / scale:,.3g}{suffix}"
+    return f"{value:,.0f}"
+
+
+def billions(value: float) -> str:
+    """Format a parameter count in billions ('70.6B', '0.5B', '1.2T')."""
+    if value >= 1e12:
+        return f"{value / 1e12:.3g}T"
+    return f"{value / 1e9:.3g}B"
+
+
+def percent(value: float | None) -> str:
+    """Format a fraction as a percentage ('43%')."""
+    if _missing(value):
+        return "n/a"
+    assert value is not None
+    return f"{value:.0%}"

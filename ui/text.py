@@ -1,0 +1,43 @@
+"""One-line takeaways: plain sentences built from estimates (no arithmetic beyond formatting)."""
+
+from __future__ import annotations
+
+from model import Estimate
+from ui.format import bytes_gb, dollars, duration, per_second
+
+__all__ = ["overview_takeaway", "range_text"]
+
+
+def range_text(result: Estimate, name: str, formatter: type | object = None) -> str:
+    """Return 'low–high' for a headline figure, formatted like the figure."""
+    low_high = result.ranges.get(name)
+    if low_high is None:
+        return "no range"
+    fmt = formatter if callable(formatter) else str
+    return f"{fmt(low_high.low)} – {fmt(low_high.high)}"
+
+
+def overview_takeaway(one: Estimate, full: Estimate, capacity_bytes: float) -> str:
+    """Say in one sentence whether it fits, how long training takes and what serving delivers."""
+    t = one.training
+    training = (
+        f"Training fits ({bytes_gb(t.memory_per_gpu.total)} of {bytes_gb(capacity_bytes, 0)} per card) and takes "
+        f"{duration(t.time_s)}" + (f" for {dollars(t.cost_usd)}" if t.cost_usd is not None else "")
+        if t.fits
+        else f"Training does not fit: it needs {bytes_gb(t.memory_per_gpu.total)} per card, the card has "
+        f"{bytes_gb(capacity_bytes, 0)}"
+    )
+    served = full.inference
+    if not served.fits:
+        serving = f"serving does not fit: the weights alone need {bytes_gb(served.memory_per_gpu.weights)} per card"
+    else:
+        serving = (
+            f"serving gives one user {per_second(one.inference.decode_tokens_per_s_per_user)}, and at full load "
+            f"({served.batch:,} sequences per replica) {per_second(served.decode_tokens_per_s)} in total"
+            + (
+                f" at {dollars(served.cost_per_million_output_tokens_usd)} per million output tokens"
+                if served.cost_per_million_output_tokens_usd is not None
+                else ""
+            )
+        )
+    return f"{training}; {serving}."
