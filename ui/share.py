@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import streamlit as st
 import yaml
 
-from model import ScenarioError, estimate
+from model import Catalog, Scenario, ScenarioError, estimate
 from ui.catalog import session_catalog
 from ui.controls import save_to_url
 from ui.sidebar import current_scenario
@@ -23,32 +23,41 @@ def share_link() -> str:
     return f"{base}?{query}" if query else base
 
 
-def scenario_document() -> dict[str, object]:
-    """Return the scenario with its full results (inputs filled in) as plain data."""
+def scenario_document(scenario: Scenario, catalog: Catalog) -> dict[str, object]:
+    """Return the scenario with its full results (every input filled in) as plain data."""
     try:
-        return estimate(current_scenario(), session_catalog()).to_dict()
+        return estimate(scenario, catalog).to_dict()
     except ScenarioError as error:
         return {"error": str(error)}
 
 
+@st.dialog("Share this scenario", width="large")
+def _share_dialog(page_title: str) -> None:
+    scenario, catalog = current_scenario(), session_catalog()
+    st.caption(f"This link opens **{page_title}** with this scenario:")
+    st.code(share_link(), language=None, wrap_lines=True)
+    left, right = st.columns(2)
+    left.download_button(
+        "Scenario and results (JSON)",
+        data=lambda: json.dumps(scenario_document(scenario, catalog), indent=2),
+        file_name="scenario.json",
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+    )
+    right.download_button(
+        "Scenario and results (YAML)",
+        data=lambda: yaml.safe_dump(scenario_document(scenario, catalog), sort_keys=False),
+        file_name="scenario.yaml",
+        mime="application/yaml",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+    )
+
+
 def render_share(page_title: str) -> None:
-    """Draw the sidebar's share popover: the link and JSON/YAML downloads of the scenario."""
-    with st.sidebar.popover("Share or download", icon=":material/share:", width="stretch"):
-        st.caption(f"This link opens **{page_title}** with this scenario:")
-        st.code(share_link(), language=None, wrap_lines=True)
-        st.download_button(
-            "Scenario and results (JSON)",
-            data=lambda: json.dumps(scenario_document(), indent=2),
-            file_name="scenario.json",
-            mime="application/json",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-        st.download_button(
-            "Scenario and results (YAML)",
-            data=lambda: yaml.safe_dump(scenario_document(), sort_keys=False),
-            file_name="scenario.yaml",
-            mime="application/yaml",
-            on_click="ignore",
-            icon=":material/download:",
-        )
+    """Draw the sidebar's share button; the link and downloads open in a dialog (built on demand)."""
+    if st.sidebar.button("Share or download", icon=":material/share:", width="stretch", key="share"):
+        _share_dialog(page_title)
