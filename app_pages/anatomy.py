@@ -1,4 +1,60 @@
 import streamlit as st
 
-st.title("anatomy")
-st.info("This page is being built.")
+from model.anatomy import chip_summary, generation_growth, generations, links, memory_hierarchy, read_times
+from ui import rows_anatomy as rows
+from ui.catalog import session_catalog
+from ui.charts import show_chart
+from ui.charts.anatomy import generations_chart, hierarchy_chart, links_chart
+from ui.format import bytes_gb
+from ui.page import estimate_or_stop
+from ui.sidebar import current_scenario
+
+catalog = session_catalog()
+scenario = current_scenario()
+result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+gpu = catalog.gpus[scenario.gpu]
+chip_name = gpu.name.split(" (")[0]
+hierarchy = memory_hierarchy(gpu, catalog)
+weights = result.inference.memory_per_gpu.weights
+connections = links(gpu, catalog, scenario)
+lineup = generations(catalog)
+
+st.title(f"Inside the {chip_name}")
+st.markdown(rows.hierarchy_takeaway(hierarchy, chip_name))
+metrics = rows.chip_metrics(chip_summary(gpu, scenario.precision))
+for column, (label, value, help_text) in zip([*st.columns(3), *st.columns(3)], metrics, strict=True):
+    column.metric(label, value, border=True, help=help_text)
+
+memory_tab, links_tab, generations_tab = st.tabs(["Memory hierarchy", "Links", "Generations: V100 → B200"])
+with memory_tab:
+    st.markdown(
+        "**Capacity against bandwidth**, fastest level first: the seed's picture is a line falling to the right."
+    )
+    show_chart(hierarchy_chart, points=rows.hierarchy_points(hierarchy))
+    st.caption(
+        f"{result.inputs['model_name']} in {scenario.precision} keeps {bytes_gb(weights)} of weights on each card. "
+        "Reading them once takes bytes ÷ bandwidth: the seeds' rule for the time of one generated token."
+    )
+    st.dataframe(rows.hierarchy_table(hierarchy, read_times(hierarchy, weights)), hide_index=True)
+    for note in hierarchy.notes:
+        st.caption(note)
+    with st.expander("Where the bandwidth figures come from"):
+        for level in hierarchy.levels:
+            if level.source:
+                st.markdown(f"- **{level.name}**: {level.source}")
+
+with links_tab:
+    st.markdown(rows.links_takeaway(connections))
+    show_chart(links_chart, bars=rows.link_bars(connections))
+    st.caption("Per GPU and per direction, what a ring collective can use; vendors quote both directions added.")
+    st.dataframe(rows.link_table(connections), hide_index=True)
+
+with generations_tab:
+    st.markdown(rows.generations_takeaway(generation_growth(lineup)))
+    show_chart(generations_chart, lines=rows.generation_lines(lineup), seed=rows.generation_seed_points(lineup))
+    st.caption(
+        "Filled points: the catalog, one card per generation. Hollow diamonds: the seed article's table "
+        "(it gives no bandwidth). The table adds A100 40GB and B100 and marks where the seed agrees (✓)."
+    )
+    st.dataframe(rows.generation_table(lineup), hide_index=True)
+    st.markdown(rows.seed_notes(lineup))

@@ -1,4 +1,53 @@
 import streamlit as st
 
-st.title("compare")
-st.info("This page is being built.")
+from model.compare import compare_gpus
+from ui.catalog import session_catalog
+from ui.page import estimate_or_stop
+from ui.rows_compare import (
+    FILTERS,
+    cards_text,
+    compare_caption,
+    compare_takeaway,
+    comparison_csv,
+    filter_comparisons,
+    gpu_table_columns,
+    gpu_table_rows,
+)
+from ui.saved import render_save_form, render_saved
+from ui.sidebar import current_scenario
+
+catalog = session_catalog()
+scenario = current_scenario()
+result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+comparisons = compare_gpus(scenario, catalog)
+
+st.title(f"Every GPU for {result.resolved.model_name} · {scenario.precision} · {cards_text(scenario.cards)}")
+st.markdown(compare_takeaway(comparisons, scenario.gpu, scenario.cards))
+
+
+@st.fragment
+def gpu_table() -> None:
+    """The sortable table of every GPU, its filter and its download (reruns alone)."""
+    which = st.segmented_control(
+        "Show", FILTERS, key="compare_filter", default=FILTERS[0], required=True, persist_state="session"
+    )
+    rows = gpu_table_rows(filter_comparisons(comparisons, which), scenario.gpu)
+    columns = gpu_table_columns(scenario.cards)
+    st.dataframe(rows, column_config=columns, column_order=list(columns), hide_index=True, height=560, placeholder="")
+    st.caption(compare_caption(scenario, result.training.tokens))
+    st.download_button(
+        "Download the table (CSV)",
+        data=comparison_csv(rows),
+        file_name="gpu_comparison.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+gpu_table()
+
+st.subheader("Saved scenarios", divider="gray")
+st.caption("Save the sidebar's scenario, change it, save again: up to four show side by side.")
+render_save_form(scenario, catalog)
+render_saved(catalog)

@@ -1,4 +1,93 @@
 import streamlit as st
 
-st.title("costs")
-st.info("This page is being built.")
+from model.economics import OWN_LINKS, card_counts, cost_over_time, link_variants, scaling_with_cards
+from ui import rows_economics as rows
+from ui.catalog import session_catalog
+from ui.charts import show_chart
+from ui.charts.economics import cost_over_time_chart, scaling_time_chart, step_share_chart
+from ui.controls import AUTO
+from ui.format import dollars
+from ui.page import estimate_or_stop
+from ui.sidebar import current_scenario
+
+catalog = session_catalog()
+state = st.session_state
+scenario = current_scenario()
+result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+st.title(f"Training vs serving cost: {result.inputs['model_name']}")
+
+c1, c2, c3 = st.columns([3, 2, 5])
+c1.select_slider(
+    "Tokens served per day (output)",
+    rows.steps_with(rows.TRAFFIC_STEPS, state["traffic"]),
+    format_func=rows.traffic_label,
+    key="traffic",
+    persist_state="session",
+    help="Generated tokens per day; each comes with its share of prompt tokens (sidebar workload).",
+)
+c2.slider("Months", 1, 120, key="months", persist_state="session", help="How far ahead to look.")
+c3.selectbox(
+    "API price to compare",
+    [AUTO, *(price.id for price in catalog.prices)],
+    format_func=rows.api_labeller(catalog, scenario.model),
+    key="api",
+    persist_state="session",
+    help="List prices per million tokens on the date shown. Auto: an API serving this model, else GPT-4o.",
+)
+api = rows.chosen_api_price(catalog, state["api"], scenario.model)
+c3.caption(rows.api_terms(api))
+with st.expander("Training tokens and serving utilisation"):
+    t1, t2 = st.columns(2)
+    t1.select_slider(
+        "Training tokens",
+        rows.steps_with(rows.TOKEN_STEPS, state["tokens"]),
+        format_func=rows.tokens_label,
+        key="tokens",
+        persist_state="session",
+        help="Auto: 20 per parameter (Chinchilla).",
+    )
+    t2.slider(
+        "Utilisation of the serving cards",
+        0.01,
+        1.0,
+        step=0.01,
+        format="percent",
+        key="util",
+        persist_state="session",
+        help="The share of each hour the serving cards do useful work.",
+    )
+
+costs = cost_over_time(scenario, catalog, state["traffic"], state["months"], api)
+for note in costs.notes:
+    st.warning(rows.sentence(note), icon=":material/info:")
+
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric("Training cost", dollars(costs.training_usd), border=True, help=rows.training_help(costs, scenario.cards))
+m2.metric(
+    "Training time", rows.short_duration(costs.training_time_s), border=True, help="Wall time with interruptions."
+)
+m3.metric(
+    "Serving per month",
+    dollars(costs.serving_usd_per_month),
+    border=True,
+    help=rows.serving_help(costs, scenario.utilization),
+)
+m4.metric("Break-even month", rows.break_even_text(costs), border=True, help=rows.BREAK_EVEN_HELP)
+m5.metric("API per month", dollars(costs.api_usd_per_month), border=True, help=rows.api_help(costs))
+st.markdown(rows.cost_takeaway(costs))
+show_chart(cost_over_time_chart, lines=rows.cost_rows(costs), marks=rows.cost_marks(costs))
+
+st.subheader("Training as the card count grows", divider="gray")
+scaling = scaling_with_cards(scenario, catalog, card_counts(scenario, catalog), link_variants(scenario, catalog))
+st.markdown(rows.scaling_takeaway(scaling))
+left, right = st.columns(2)
+with left:
+    st.markdown("**Training time**, and what slower links cost")
+    show_chart(scaling_time_chart, rows=rows.scaling_rows(scaling))
+with right:
+    st.markdown("**What a step is made of** (scenario's links)")
+    show_chart(step_share_chart, rows=rows.step_share_rows(scaling, OWN_LINKS))
+st.caption(
+    "Communication the engine overlaps with compute is hidden in the compute share; what shows is the part "
+    "left exposed. Once a node is full, data-parallel traffic crosses the network."
+)

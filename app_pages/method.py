@@ -1,4 +1,64 @@
 import streamlit as st
 
-st.title("method")
-st.info("This page is being built.")
+from model.method import assumptions
+from model.seeds import check_claims
+from ui.catalog import session_catalog
+from ui.page import estimate_or_stop
+from ui.rows_method import (
+    assumption_rows,
+    claims_by_topic,
+    claims_takeaway,
+    formula_heading,
+    formula_source,
+    formulas_by_group,
+    verdict_rule,
+)
+from ui.sidebar import current_scenario
+
+catalog = session_catalog()
+scenario = current_scenario()
+result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+gpu_name = result.resolved.gpu.name.split(" (")[0]
+
+st.markdown(
+    "How every number on these pages is made: the formulas and their sources, what this scenario assumes, "
+    "and the seed articles' claims set beside what the engine computes."
+)
+formulas_tab, assumptions_tab, seeds_tab = st.tabs(
+    [":material/function: Formulas", ":material/tune: Assumptions in force", ":material/fact_check: Seed claims"]
+)
+
+with formulas_tab:
+    st.caption("Each formula as the engine computes it, with its source and the function that holds it.")
+    for index, (group, formulas) in enumerate(formulas_by_group()):
+        with st.expander(f"{group} ({len(formulas)})", expanded=index == 0):
+            for formula in formulas:
+                st.markdown(formula_heading(formula))
+                st.latex(formula.latex)
+                st.caption(formula_source(formula))
+
+with assumptions_tab:
+    st.caption(
+        f"What the estimate of {result.resolved.model_name} on {scenario.cards:,} × {gpu_name} uses. "
+        "Change the sidebar and this table follows."
+    )
+    in_force = assumptions(scenario, catalog)
+    st.table(assumption_rows(in_force), hide_index=True)
+    st.markdown("**How the low–high ranges are made**: every efficiency moved together, then the estimate rerun.")
+    st.table(assumption_rows(in_force, "range"), hide_index=True)
+    with st.expander("Efficiency factors (the expected set, the same for every scenario)"):
+        st.table(assumption_rows(in_force, "efficiency"), hide_index=True)
+
+with seeds_tab:
+    checks = check_claims(catalog)
+    st.markdown(claims_takeaway(checks))
+    for topic, rows in claims_by_topic(checks):
+        st.markdown(f"**{topic}**")
+        st.table(rows, hide_index=True)
+    st.caption(verdict_rule())
+
+st.info(
+    "Measured accuracy against published training and serving runs, and a Validation page, arrive with the "
+    "calibration work.",
+    icon=":material/science:",
+)

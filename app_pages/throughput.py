@@ -1,4 +1,79 @@
 import streamlit as st
 
-st.title("throughput")
-st.info("This page is being built.")
+from model.serving import batch_sweep, knee_batch, largest_batch_within_latency
+from ui.catalog import session_catalog
+from ui.charts import show_chart
+from ui.charts.throughput import total_throughput_chart, user_speed_chart
+from ui.page import estimate_or_stop
+from ui.rows_throughput import (
+    OUTPUT_STEPS,
+    PROMPT_STEPS,
+    TARGET_STEPS_MS,
+    batch_options,
+    chosen_rows,
+    knee_rows,
+    line_rows,
+    metric_rows,
+    point_rows,
+    seconds_from_ms,
+    steps_with,
+    target_label,
+    target_rows,
+    throughput_takeaway,
+    token_count_label,
+)
+from ui.sidebar import current_scenario
+
+state = st.session_state
+catalog = session_catalog()
+scenario = current_scenario()
+result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+points = batch_sweep(scenario, catalog)
+chosen = batch_sweep(scenario, catalog, [state["batch"]])[0]
+knee = knee_batch(scenario, catalog)
+fit = largest_batch_within_latency(scenario, catalog, seconds_from_ms(state["target"]))
+gpu = catalog.gpus[scenario.gpu]
+
+st.title(f"{result.inputs['model_name']} on {scenario.cards:,} × {gpu.name.split(' (')[0]}")
+st.markdown(throughput_takeaway(fit, knee, state["target"], points[0]))
+
+controls = (
+    ("Prompt tokens", steps_with(PROMPT_STEPS, state["prompt"]), token_count_label, "prompt", None),
+    ("Output tokens", steps_with(OUTPUT_STEPS, state["output"]), token_count_label, "output", None),
+    (
+        "Latency target (ms per token)",
+        steps_with(TARGET_STEPS_MS, state["target"]),
+        target_label,
+        "target",
+        "The slowest time per output token a user accepts: the red line on the right chart.",
+    ),
+    (
+        "Batch (sequences per replica)",
+        batch_options(points, state["batch"]),
+        token_count_label,
+        "batch",
+        "The batch the first row of figures describes: the ringed point on both charts.",
+    ),
+)
+for column, (label, options, label_of, key, help_text) in zip(st.columns(4), controls, strict=True):
+    column.select_slider(label, options, format_func=label_of, key=key, persist_state="session", help=help_text)
+
+for row in metric_rows(chosen, knee, fit, state["target"], scenario.prompt_len):
+    for column, metric in zip(st.columns(4), row, strict=True):
+        column.metric(**metric, border=True)
+
+if knee.largest_batch < 1:
+    st.warning("Nothing to chart: not even one sequence fits in a replica's memory.", icon=":material/block:")
+else:
+    rows = {"points": point_rows(points), "lines": line_rows(points), "knee": knee_rows(knee)}
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Total output tokens/s against batch**")
+        show_chart(total_throughput_chart, chosen=chosen_rows(chosen), **rows)
+    with right:
+        st.markdown("**Speed each user sees against batch**")
+        show_chart(user_speed_chart, chosen=chosen_rows(chosen), target=target_rows(state["target"]), **rows)
+    st.caption(
+        "Dashed: the roofline at datasheet peaks; dots: expected, coloured by what bounds the decode step. The total "
+        "climbs while decode is memory-bound (one weight read serves every sequence); each user slows as it grows."
+    )

@@ -67,6 +67,9 @@ class Gpu:
     """Measured largest matrix-product rate (stas00's MAMF, the H200 microbench)."""
     measured_bandwidth_bytes_per_s: float | None = None
     l2_cache_bytes: float | None = None
+    l2_bandwidth_bytes_per_s: float | None = None
+    """Measured L2 cache bandwidth (NVIDIA does not publish one); its source is ``l2_bandwidth_source``."""
+    l2_bandwidth_source: str = ""
     sm_count: int | None = None
     boost_clock_hz: float | None = None
     register_file_per_sm_bytes: float | None = None
@@ -302,6 +305,7 @@ def _gpu(row: _Row, *, user: bool = False) -> Gpu:
     reg = row.number("register_file_per_sm_kb", required=False, maximum=1e6)
     smem = row.number("shared_memory_per_sm_kb", required=False, maximum=1e6)
     l2 = row.number("l2_cache_mb", required=False, maximum=1e6)
+    l2_bandwidth = row.number("l2_bandwidth_gb_per_s", required=False, maximum=1e6)
     measured_bw = row.number("measured_bandwidth_gb_per_s", required=False, maximum=1e6)
     price = row.number("cloud_usd_per_gpu_hour", required=False, maximum=1e4)
     return Gpu(
@@ -321,6 +325,8 @@ def _gpu(row: _Row, *, user: bool = False) -> Gpu:
         matmul_ceiling_flops_per_s=MappingProxyType(row.flops_table("matmul_ceiling_tflops", required=False)),
         measured_bandwidth_bytes_per_s=measured_bw * GB if measured_bw else None,
         l2_cache_bytes=l2 * 1e6 if l2 else None,
+        l2_bandwidth_bytes_per_s=l2_bandwidth * GB if l2_bandwidth else None,
+        l2_bandwidth_source=row.text("l2_bandwidth_source", required=l2_bandwidth is not None and not user),
         sm_count=row.integer("sm_count", required=False, maximum=100_000) or None,
         boost_clock_hz=clock * 1e6 if clock else None,
         register_file_per_sm_bytes=reg * 1024 if reg else None,

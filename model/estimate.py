@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 from model.catalog import Catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
 from model.hardware import compute_precision, matmul_ceiling_share, peak_flops
-from model.inference import DecodeStep, decode_step, ideal_decode_step, prefill_time, serving_context, serving_rates
+from model.inference import DecodeStep, ideal_decode_step, loaded_serving, serving_context, serving_rates
 from model.memory import (
     RUNTIME_BYTES,
     InferenceMemory,
@@ -22,7 +22,7 @@ from model.scenario import SCENARIO_FIELDS, Resolved, Scenario, resolve
 from model.training import StepTime, step_time, training_work, wall_time
 from model.units import GB, HOUR_S
 
-__all__ = ["Estimate", "InferenceEstimate", "Range", "TrainingEstimate", "estimate"]
+__all__ = ["Estimate", "InferenceEstimate", "Range", "TrainingEstimate", "estimate", "runtime_bytes"]
 
 
 class Range(NamedTuple):
@@ -155,7 +155,7 @@ def _bytes(value: float) -> str:
     return f"{value / GB:,.1f} GB"
 
 
-def _runtime_bytes(r: Resolved) -> float:
+def runtime_bytes(r: Resolved) -> float:
     """An accelerator attached to a host carries a runtime context; a bare CPU server does not."""
     return RUNTIME_BYTES if r.gpu.host_link else 0.0
 
@@ -179,7 +179,7 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
     if note:
         warnings.append(f"training: {note}")
     regime = training_regime(arch, precision, s.optimizer, s.finetune, s.lora_rank, s.master_weights)
-    runtime = _runtime_bytes(r)
+    runtime = runtime_bytes(r)
     plan = choose_training_layout(
         arch,
         regime,
@@ -291,7 +291,7 @@ def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dic
         warnings.append(
             f"prompt + output = {context:,.0f} tokens is longer than the model's {arch.max_context:,}-token context"
         )
-    runtime = _runtime_bytes(r)
+    runtime = runtime_bytes(r)
     wanted = 1 if s.batch == "max" else int(s.batch)
     plan = choose_inference_layout(
         arch,
@@ -348,7 +348,6 @@ def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dic
         peak=peak_flops(gpu, key),
         ceiling_share=matmul_ceiling_share(gpu, key),
     )
-    output = float(s.output_len)
     ideal = ideal_decode_step(r, ctx, batch)
     figures: dict[str, list[float | None]] = {
         k: []
@@ -362,25 +361,17 @@ def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dic
         )
     }
     steps: list[DecodeStep] = []
+    price = r.price_per_gpu_hour
     for eff in _VARIANTS:
-        rates = serving_rates(r, ctx, eff)
-        step = decode_step(r, ctx, batch, rates)
-        steps.append(step)
-        single = prefill_time(r, ctx, 1, rates)
-        prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
-        # Continuous batching: each user's tokens wait for the other users' prefills.
-        tpot = step.total + prefill_all * (batch - 1) / batch / output
-        cycle = prefill_all + output * step.total
-        total_rate = plan.dp * batch * output / cycle
-        ttft = single + (0.5 * step.total if batch > 1 else 0.0)
-        figures["ttft_s"].append(ttft)
-        figures["tpot_s"].append(tpot)
-        figures["decode_tokens_per_s"].append(total_rate)
-        figures["decode_tokens_per_s_per_user"].append(1.0 / tpot)
-        figures["prefill_tokens_per_s"].append(plan.dp * batch * s.prompt_len / prefill_all)
-        price = r.price_per_gpu_hour
+        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
+        steps.append(served.step)
+        figures["ttft_s"].append(served.ttft_s)
+        figures["tpot_s"].append(served.tpot_s)
+        figures["decode_tokens_per_s"].append(served.tokens_per_s)
+        figures["decode_tokens_per_s_per_user"].append(1.0 / served.tpot_s)
+        figures["prefill_tokens_per_s"].append(served.prefill_tokens_per_s)
         figures["cost_per_million_output_tokens_usd"].append(
-            price * s.cards / HOUR_S / (total_rate * s.utilization) * 1e6 if price is not None else None
+            price * s.cards / HOUR_S / (served.tokens_per_s * s.utilization) * 1e6 if price is not None else None
         )
     expected = {k: v[0] for k, v in figures.items()}
     step = steps[0]

@@ -14,7 +14,7 @@ output tokens over prefill plus decode time (Sarathi-Serve, Agrawal et al. 2024,
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from model.architecture import expected_experts_touched
 from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
@@ -26,10 +26,12 @@ from model.scenario import Resolved
 
 __all__ = [
     "DecodeStep",
+    "LoadedServing",
     "ServingContext",
     "ServingRates",
     "decode_step",
     "ideal_decode_step",
+    "loaded_serving",
     "prefill_time",
     "serving_context",
     "serving_rates",
@@ -212,3 +214,41 @@ def prefill_time(r: Resolved, ctx: ServingContext, prompts: float, rates: Servin
         return ctx.pp * _prefill_stage(r, ctx, prompt_len, prompt_len, rates)
     chunk = prompts * prompt_len / ctx.pp
     return (2 * ctx.pp - 1) * _prefill_stage(r, ctx, chunk, prompt_len, rates)
+
+
+class LoadedServing(NamedTuple):
+    """A replica serving ``batch`` users under continuous batching, in seconds and tokens/s."""
+
+    step: DecodeStep
+    tpot_s: float
+    """Time between one user's tokens: the step plus its share of the other users' prefills."""
+    ttft_s: float
+    """One prompt's prefill, plus half a running step to wait for when others are in flight."""
+    tokens_per_s: float
+    """Output tokens/s over ``replicas`` replicas: output over prefill plus decode time."""
+    prefill_tokens_per_s: float
+    """Prompt tokens/s over ``replicas`` replicas when every user's prompt is prefilled."""
+    bound: Literal["memory", "compute"]
+    """Which side of the roofline the decode step is on."""
+
+
+def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: int) -> LoadedServing:
+    """Return what a loaded replica delivers at ``batch`` concurrent users.
+
+    Continuous batching (Orca, Yu et al. 2022; Sarathi-Serve, Agrawal et al. 2024, sec. 2): in a
+    cycle a replica prefills its ``batch`` users' prompts and decodes ``output`` tokens for each,
+    so total = replicas x batch x output / (prefill(batch) + output x step); each user's tokens
+    also wait for the other users' prefills: TPOT = step + prefill(batch) x (batch - 1) / batch / output.
+    """
+    output = float(r.scenario.output_len)
+    step = decode_step(r, ctx, batch, rates)
+    single = prefill_time(r, ctx, 1, rates)
+    prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
+    return LoadedServing(
+        step=step,
+        tpot_s=step.total + prefill_all * (batch - 1) / batch / output,
+        ttft_s=single + (0.5 * step.total if batch > 1 else 0.0),
+        tokens_per_s=replicas * batch * output / (prefill_all + output * step.total),
+        prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / prefill_all,
+        bound="memory" if step.memory_time >= step.compute_time else "compute",
+    )

@@ -273,23 +273,33 @@ def max_batch_that_fits(
     pp: int,
     runtime_bytes: float = RUNTIME_BYTES,
 ) -> int:
-    """Return the most concurrent sequences of ``context`` tokens that fit per replica (0: none)."""
+    """Return the most concurrent sequences of ``context`` tokens that fit per replica (0: none).
+
+    Memory is linear in the batch on two pieces: while batch x prompt is under one prefill chunk,
+    each sequence adds its prompt's transient activations; past it the chunk is full and each
+    sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
+    """
     fixed = inference_weight_bytes(arch, precision) / (tp * pp) + runtime_bytes
-    fixed += PREFILL_CHUNK_TOKENS * arch.stats.activation_bytes_per_token_layer / tp
+    activation = arch.stats.activation_bytes_per_token_layer / tp
     per_sequence = kv_bytes_per_sequence(arch, context, kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
-    room = capacity_bytes - fixed
-    if room < per_sequence:
-        # A single short prompt needs less transient memory than a full chunk: check batch 1.
-        single = inference_memory(
-            arch,
-            precision=precision,
-            kv_precision=kv_precision,
-            batch=1,
-            context=context,
-            prompt_len=prompt_len,
-            tp=tp,
-            pp=pp,
-            runtime_bytes=runtime_bytes,
-        )
-        return 1 if single.total <= capacity_bytes else 0
-    return int(min(room / per_sequence, 1e7))
+    chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
+    small = (capacity_bytes - fixed) / (per_sequence + prompt_len * activation)
+    large = (capacity_bytes - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
+    candidates = [min(small, chunk_limit)]
+    if large > chunk_limit:
+        candidates.append(large)
+    batch = int(min(max(candidates), 1e7))
+
+    def fits(b: int) -> bool:
+        memory = inference_memory(
+            arch, precision=precision, kv_precision=kv_precision, batch=b, context=context,
+            prompt_len=prompt_len, tp=tp, pp=pp, runtime_bytes=runtime_bytes,
+        )  # fmt: skip
+        return memory.total <= capacity_bytes
+
+    # Floating-point rounding at the boundary: settle on the exact largest batch.
+    while batch > 0 and not fits(batch):
+        batch -= 1
+    while batch < 1e7 and fits(batch + 1):
+        batch += 1
+    return max(batch, 0)

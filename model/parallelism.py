@@ -115,7 +115,11 @@ def choose_training_layout(
     zero: int | None = None,
     runtime_bytes: float,
 ) -> TrainingPlan:
-    """Return the first layout, in preference order, whose busiest card fits ``capacity_bytes``."""
+    """Return the first layout, in preference order, whose busiest card fits ``capacity_bytes``.
+
+    When none fits, return the layout that needs the least memory per card, so "does not fit"
+    reports the best the cards can do.
+    """
     recompute_options = [recompute] if recompute else ["selective", "full"]
     pairs = _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp)
     fallback: TrainingPlan | None = None
@@ -143,7 +147,9 @@ def choose_training_layout(
                 )
                 candidate = TrainingPlan(layout, mode, batch, microbatches, memory, memory.total <= capacity_bytes)
                 if stage == stages[-1]:
-                    fallback = candidate
+                    # Nothing may fit: then report the layout that comes closest.
+                    if fallback is None or candidate.memory.total < fallback.memory.total:
+                        fallback = candidate
                     if not candidate.fits:
                         break
                     best = candidate
@@ -187,6 +193,7 @@ def choose_inference_layout(
         candidate = InferencePlan(t, p, max(1, cards // (t * p)), memory, memory.total <= capacity_bytes)
         if candidate.fits:
             return candidate
-        fallback = candidate
+        if fallback is None or memory.total < fallback.memory.total:
+            fallback = candidate
     assert fallback is not None
     return fallback

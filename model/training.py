@@ -113,7 +113,11 @@ def training_work(
     tp_collectives = 0.0
     if layout.tp > 1:
         tp_collectives = (4.0 + (2.0 if recompute == "full" else 0.0)) * layers_per_stage * microbatches
-    replicated = stats.total_params / (layout.tp * layout.pp)
+    # A card holds its share of the dense weights and 1/ep of the routed experts (as in memory).
+    experts = stats.moe_layers * arch.experts * stats.expert_params
+    replicated = (stats.total_params - experts) / (layout.tp * layout.pp) + experts / (
+        layout.tp * layout.pp * layout.ep
+    )
     grad_reduce_bytes = 4.0 if r.precision == "fp32" else 2.0
     ep_collectives = 0.0
     if arch.is_moe and layout.ep > 1:

@@ -23,6 +23,9 @@ __all__ = [
     "CONTROLS",
     "CUSTOM",
     "PARAM_STEPS_B",
+    "RECOMPUTE_OPTIONS",
+    "TP_OPTIONS",
+    "ZERO_OPTIONS",
     "Control",
     "format_params",
     "load_from_url",
@@ -45,6 +48,11 @@ CARD_STEPS: tuple[int, ...] = (
     1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 100_000,
 )  # fmt: skip
 """Card counts on a log scale from 1 to 100k."""
+
+
+ZERO_OPTIONS: tuple[str, ...] = (AUTO, "0", "1", "2", "3")
+TP_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32", "64")
+RECOMPUTE_OPTIONS: tuple[str, ...] = (AUTO, "none", "selective", "full")
 
 
 def format_params(billions: float) -> str:
@@ -171,9 +179,9 @@ _ALL = (
     Control("months", "Months", 24, _integer(1, 120)),
     Control("api", "API price to compare", AUTO, _choice(_prices)),
     # VRAM.
-    Control("zero", "ZeRO stage", AUTO, _choice(lambda: (AUTO, "0", "1", "2", "3"))),
-    Control("tp", "Tensor parallel", AUTO, _choice(lambda: (AUTO, "1", "2", "4", "8", "16", "32", "64"))),
-    Control("recompute", "Recomputation", AUTO, _choice(lambda: (AUTO, "none", "selective", "full"))),
+    Control("zero", "ZeRO stage", AUTO, _choice(lambda: ZERO_OPTIONS)),
+    Control("tp", "Tensor parallel", AUTO, _choice(lambda: TP_OPTIONS)),
+    Control("recompute", "Recomputation", AUTO, _choice(lambda: RECOMPUTE_OPTIONS)),
     Control("micro", "Micro-batch", 1, _integer(1, 1024)),
     Control("seq", "Training sequence length", 4096, _integer(128, 1_000_000)),
     # Tokens per second.

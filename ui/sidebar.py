@@ -66,16 +66,21 @@ def sync_url() -> None:
         st.query_params.from_dict(wanted)
 
 
-def _model_label(model_id: str) -> str:
-    if model_id == CUSTOM:
-        return "Custom size (slider below)"
-    preset = session_catalog().models[model_id]
-    return f"{preset.name} · {billions(preset.architecture.stats.total_params)}"
+def _model_labeller() -> Callable[[str], str]:
+    """Return a label function for the model selectbox, bound to this run's catalog.
+
+    Format functions must not look things up when called: AppTest calls them outside the run.
+    """
+    models = session_catalog().models
+    labels = {ident: f"{m.name} · {billions(m.architecture.stats.total_params)}" for ident, m in models.items()}
+    labels[CUSTOM] = "Custom size (slider below)"
+    return lambda model_id: labels.get(model_id, model_id)
 
 
-def _gpu_label(gpu_id: str) -> str:
-    gpu = session_catalog().gpus[gpu_id]
-    return f"{gpu.name} · {gpu.memory_bytes / 1e9:g} GB"
+def _gpu_labeller() -> Callable[[str], str]:
+    """Return a label function for the GPU selectbox, bound to this run's catalog."""
+    labels = {ident: f"{g.name} · {g.memory_bytes / 1e9:g} GB" for ident, g in session_catalog().gpus.items()}
+    return lambda gpu_id: labels.get(gpu_id, gpu_id)
 
 
 def _link_labeller(table: str, gpu_id: str) -> Callable[[str], str]:
@@ -101,7 +106,7 @@ def render_scenario_sidebar() -> None:
     with st.sidebar:
         for message in st.session_state.pop(_WARNINGS, []):
             st.warning(f"Link: {message}", icon=":material/link_off:")
-        st.selectbox("Model", [*catalog.models, CUSTOM], format_func=_model_label, key=MODEL)
+        st.selectbox("Model", [*catalog.models, CUSTOM], format_func=_model_labeller(), key=MODEL)
         if st.session_state[MODEL] == CUSTOM:
             st.select_slider(
                 "Parameters",
@@ -112,7 +117,7 @@ def render_scenario_sidebar() -> None:
                 help="A Llama-style dense model of this size (the engine derives its layers and width).",
             )
         st.segmented_control("Precision", PRECISIONS, key=PRECISION, required=True)
-        st.selectbox("GPU", list(catalog.gpus), format_func=_gpu_label, key=GPU)
+        st.selectbox("GPU", list(catalog.gpus), format_func=_gpu_labeller(), key=GPU)
         st.select_slider("Cards", CARD_STEPS, format_func=lambda n: f"{n:,}", key=CARDS)
         st.selectbox(
             "Interconnect (inside a node)",

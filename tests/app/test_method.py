@@ -1,0 +1,59 @@
+import pytest
+
+from model.method import FORMULAS
+from model.seeds import SEED_CLAIMS
+from tests.app.conftest import open_page
+from ui.rows_method import VERDICT_LABELS
+
+
+def _assumptions(at) -> dict[str, str]:
+    """Return the scenario assumptions table as name -> value."""
+    table = at.table[0].value
+    return dict(zip(table["Assumption"], table["Value"], strict=True))
+
+
+def test_method_page_renders_formulas_assumptions_and_seed_claims():
+    at = open_page("method")
+    assert [tab.label.split(" ", 1)[1] for tab in at.tabs] == ["Formulas", "Assumptions in force", "Seed claims"]
+    assert len(at.latex) == len(FORMULAS)
+    assert "Compute precision" in _assumptions(at)
+    claims = [table.value for table in at.table[3:]]  # scenario, range and efficiency tables come first
+    assert sum(len(table) for table in claims) == len(SEED_CLAIMS)
+    assert {verdict for table in claims for verdict in table["Verdict"]} <= set(VERDICT_LABELS.values())
+    assert any("calibration" in info.value for info in at.info)
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [
+        ("selectbox", "model", "llama-3.1-70b"),
+        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "gpu", "a100-sxm-80gb"),
+        ("select_slider", "cards", 256),
+        ("selectbox", "link", "pcie-gen5"),
+        ("selectbox", "net", "ethernet-100g"),
+    ],
+)
+def test_each_sidebar_control_changes_the_assumptions_table(kind, key, value):
+    at = open_page("method", model="llama-3.1-8b", cards="64")
+    before = _assumptions(at)
+    getattr(at, kind)(key=key).set_value(value).run()
+    assert not at.exception
+    assert _assumptions(at) != before, f"moving {key} changed nothing"
+
+
+def test_changing_the_gpu_changes_the_peak_and_shows_the_fp8_fallback():
+    at = open_page("method", precision="fp8")
+    assert _assumptions(at)["Compute precision"] == "fp8"
+    at.selectbox(key="gpu").set_value("a100-sxm-80gb").run()
+    rows = _assumptions(at)
+    assert rows["Compute precision"] == "fp8 → products in bf16"
+    assert rows["Dense peak"] == "312.0 TFLOPS (bf16)"
+
+
+def test_a_shared_link_restores_the_scenario_the_assumptions_describe():
+    at = open_page("method", model="llama-3.1-70b", gpu="h200", cards="64")
+    assert at.selectbox(key="gpu").value == "h200"
+    rows = _assumptions(at)
+    assert rows["Memory bandwidth"].startswith("4,254 of 4,800")
+    assert any("Llama 3.1 70B on 64 × NVIDIA H200" in caption.value for caption in at.caption)

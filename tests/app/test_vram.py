@@ -1,0 +1,135 @@
+import pytest
+
+from tests.app.conftest import metric_values, open_page
+
+METRICS = {
+    "Training memory per card",
+    "Largest micro-batch",
+    "Largest training sequence",
+    "Inference memory per card",
+    "Largest batch",
+    "Largest context at this batch",
+}
+
+
+def _shown(at):
+    """Every number the page shows: its metrics and its takeaway sentences."""
+    return metric_values(at), [block.value for block in at.markdown]
+
+
+def test_the_vram_page_renders_its_answer_without_an_exception():
+    at = open_page("vram")
+    assert set(metric_values(at)) == METRICS
+    assert "Llama 3.1 8B" in at.title[0].value
+    # The main training/inference bars, three knob charts, memory against context and against batch.
+    assert len(at.get("vega_lite_chart")) == 6
+    assert any("take the most" in block.value for block in at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [
+        ("selectbox", "model", "llama-3.1-8b"),
+        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "gpu", "h200"),
+        ("select_slider", "cards", 256),
+        ("selectbox", "link", "pcie-gen5"),
+        ("selectbox", "net", "ethernet-100g"),
+    ],
+)
+def test_each_sidebar_control_changes_what_the_page_shows(kind, key, value):
+    # A 70B model on 64 cards spans nodes, so the links change the training times the takeaway compares.
+    at = open_page("vram", model="llama-3.1-70b", cards="64")
+    before = _shown(at)
+    getattr(at, kind)(key=key).set_value(value).run()
+    assert not at.exception
+    assert _shown(at) != before, f"moving {key} changed nothing"
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [
+        ("selectbox", "model", "llama-3.1-70b"),
+        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "gpu", "h200"),
+    ],
+)
+def test_the_model_precision_and_gpu_change_the_memory_metrics(kind, key, value):
+    at = open_page("vram")
+    before = metric_values(at)
+    getattr(at, kind)(key=key).set_value(value).run()
+    after = metric_values(at)
+    assert after["Largest batch"] != before["Largest batch"]
+    assert after["Largest context at this batch"] != before["Largest context at this batch"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value", "metric"),
+    [
+        ("segmented_control", "zero", "0", "Training memory per card"),
+        ("segmented_control", "zero", "3", "Training memory per card"),
+        ("segmented_control", "tp", "8", "Training memory per card"),
+        ("segmented_control", "tp", "2", "Inference memory per card"),
+        ("segmented_control", "recompute", "full", "Training memory per card"),
+        ("number_input", "micro", 2, "Training memory per card"),
+        ("number_input", "micro", 2, "Largest training sequence"),
+        ("number_input", "seq", 2048, "Largest micro-batch"),
+        ("number_input", "batch", 64, "Inference memory per card"),
+        ("number_input", "batch", 64, "Largest context at this batch"),
+        ("number_input", "prompt", 4096, "Largest batch"),
+        ("number_input", "output", 2048, "Largest batch"),
+    ],
+)
+def test_each_page_control_changes_a_number(kind, key, value, metric):
+    at = open_page("vram")
+    before = metric_values(at)[metric]
+    getattr(at, kind)(key=key).set_value(value).run()
+    assert not at.exception
+    assert metric_values(at)[metric] != before, f"moving {key} did not change {metric}"
+
+
+def test_a_shared_link_restores_the_page_controls():
+    query = {
+        "zero": "3",
+        "tp": "2",
+        "recompute": "full",
+        "micro": "2",
+        "seq": "8192",
+        "batch": "16",
+        "prompt": "2048",
+        "output": "512",
+    }
+    at = open_page("vram", **query)
+    assert at.segmented_control(key="zero").value == "3"
+    assert at.segmented_control(key="tp").value == "2"
+    assert at.segmented_control(key="recompute").value == "full"
+    assert at.number_input(key="micro").value == 2
+    assert at.number_input(key="seq").value == 8192
+    assert at.number_input(key="batch").value == 16
+    assert at.number_input(key="prompt").value == 2048
+    assert at.number_input(key="output").value == 512
+    training_help = next(m for m in at.metric if m.label == "Training memory per card").help
+    assert "tp 2" in training_help and "ZeRO 3" in training_help and "full recomputation" in training_help
+
+
+def test_moving_a_page_control_writes_it_into_the_link():
+    at = open_page("vram")
+    at.segmented_control(key="zero").set_value("2").run()
+    at.number_input(key="seq").set_value(8192).run()
+    assert at.query_params["zero"] == "2"
+    assert at.query_params["seq"] == "8192"
+
+
+def test_a_model_that_does_not_fit_is_shown_plainly_not_as_an_error():
+    at = open_page("vram", model="llama-3.1-405b", gpu="rtx-4090", cards="1")
+    assert not at.exception
+    values = metric_values(at)
+    assert values["Training memory per card"].endswith("GB")
+    assert values["Largest batch"] == "none fits"
+    assert values["Largest micro-batch"] == "none fits"
+    assert any("Not even one sequence fits" in block.value for block in at.markdown)
+
+
+def test_a_sliding_window_model_has_no_memory_limit_on_context():
+    at = open_page("vram", model="mistral-7b", cards="1")
+    assert metric_values(at)["Largest context at this batch"] == "no memory limit"

@@ -1,0 +1,129 @@
+"""Every GPU side by side for one scenario, and the headline figures of a saved scenario."""
+
+import dataclasses
+import time
+
+import pytest
+
+from model import Scenario, default_catalog, estimate, parse_user_catalog
+from model.compare import compare_gpus, fewest_serving_cards, scenario_figures
+
+CATALOG = default_catalog()
+MY_CARD = """
+gpus:
+  - id: my-card
+    name: My card 48GB
+    memory_gb: 48
+    memory_bandwidth_gb_per_s: 1000
+    dense_tflops: {bf16: 200}
+    source: "my own datasheet"
+"""
+# Llama 3.1 70B has 70.6B parameters (Meta model card): 141 GB of bf16 weights, more than any
+# single card of 24-80 GB holds.
+TOO_BIG = Scenario(model="llama-3.1-70b", cards=1)
+
+
+def test_every_catalog_gpu_gets_one_row_user_added_ones_included():
+    merged = CATALOG.merged(parse_user_catalog(MY_CARD, "mine.yaml"))
+    rows = compare_gpus(Scenario(), merged)
+    assert [row.gpu_id for row in rows] == list(merged.gpus)
+    mine = next(row for row in rows if row.gpu_id == "my-card")
+    assert mine.user_supplied and mine.memory_bytes == 48e9
+
+
+def test_a_gpu_that_cannot_hold_the_model_does_not_fit_and_needs_more_cards():
+    rows = {row.gpu_id: row for row in compare_gpus(TOO_BIG, CATALOG)}
+    for gpu_id in ("rtx-4090", "h100-sxm", "a100-sxm-80gb"):
+        row = rows[gpu_id]
+        assert not row.serving_fits
+        assert row.cards_needed is None or row.cards_needed > 1
+        assert row.serving_tokens_per_s is None and row.cost_per_million_output_tokens_usd is None
+
+
+def test_work_that_does_not_fit_has_no_speed_or_cost():
+    for row in compare_gpus(TOO_BIG, CATALOG):
+        if not row.training_fits:
+            assert row.training_time_s is None and row.training_cost_usd is None
+        if not row.serving_fits:
+            assert row.serving_tokens_per_s is None
+
+
+def test_a_gpu_without_a_price_keeps_none_for_every_dollar_figure():
+    unpriced = [gpu_id for gpu_id, gpu in CATALOG.gpus.items() if gpu.cloud_usd_per_gpu_hour is None]
+    assert unpriced, "the catalog has no GPU without a price to test"
+    rows = {row.gpu_id: row for row in compare_gpus(Scenario(), CATALOG)}
+    for gpu_id in unpriced:
+        row = rows[gpu_id]
+        assert row.price_per_gpu_hour is None
+        assert row.cost_per_million_output_tokens_usd is None
+        assert row.training_cost_usd is None
+    assert rows["v100-sxm-32gb"].serving_tokens_per_s > 0  # the speed is still known
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        Scenario(),
+        TOO_BIG,
+        Scenario(model="llama-3.1-405b", cards=8, precision="fp8"),
+        Scenario(model="deepseek-r1", cards=8, precision="fp8"),
+        Scenario(model="mixtral-8x7b", cards=2, prompt_len=32_000),
+    ],
+)
+def test_serving_fits_exactly_when_the_fewest_cards_are_at_most_the_scenarios(scenario):
+    for row in compare_gpus(scenario, CATALOG):
+        fits_by_count = row.cards_needed is not None and row.cards_needed <= scenario.cards
+        assert row.serving_fits == fits_by_count, row.gpu_id
+
+
+@pytest.mark.parametrize(("model", "gpu"), [("llama-3.1-70b", "rtx-4090"), ("llama-3.1-405b", "h100-sxm")])
+def test_the_fewest_cards_fit_and_half_as_many_do_not(model, gpu):
+    needed = fewest_serving_cards(Scenario(model=model, gpu=gpu, cards=1), CATALOG)
+    assert needed is not None and needed > 1
+    fits = estimate(Scenario(model=model, gpu=gpu, cards=needed), CATALOG).inference
+    assert fits.fits and fits.tp * fits.pp == needed
+    assert not estimate(Scenario(model=model, gpu=gpu, cards=needed // 2), CATALOG).inference.fits
+
+
+def test_the_current_gpu_row_is_the_scenario_itself():
+    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64, interconnect="pcie-gen5")
+    row = next(row for row in compare_gpus(scenario, CATALOG) if row.gpu_id == "h100-sxm")
+    full = estimate(dataclasses.replace(scenario, batch="max"), CATALOG)
+    assert row.serving_tokens_per_s == full.inference.decode_tokens_per_s
+    assert row.training_time_s == full.training.time_s
+
+
+def test_other_gpus_use_their_own_links_and_price_not_the_scenarios():
+    scenario = Scenario(gpu="h100-sxm", interconnect="nvlink4", price_per_gpu_hour=100.0)
+    row = next(row for row in compare_gpus(scenario, CATALOG) if row.gpu_id == "mi300x")
+    assert row.price_per_gpu_hour == CATALOG.gpus["mi300x"].cloud_usd_per_gpu_hour
+
+
+def test_more_cards_never_serve_fewer_tokens_per_second():
+    small = {row.gpu_id: row for row in compare_gpus(Scenario(cards=8), CATALOG)}
+    large = {row.gpu_id: row for row in compare_gpus(Scenario(cards=64), CATALOG)}
+    for gpu_id, row in small.items():
+        if row.serving_tokens_per_s is not None:
+            assert large[gpu_id].serving_tokens_per_s >= row.serving_tokens_per_s, gpu_id
+
+
+def test_comparing_every_gpu_stays_well_under_twenty_milliseconds():
+    scenario = Scenario(model="llama-3.1-70b", cards=8)
+    compare_gpus(scenario, CATALOG)  # warm the layout caches as a page rerun would
+    timings = []
+    for _ in range(5):
+        start = time.perf_counter()
+        compare_gpus(scenario, CATALOG)
+        timings.append(time.perf_counter() - start)
+    assert min(timings) < 0.020, f"best of 5: {min(timings) * 1e3:.1f} ms"
+
+
+def test_scenario_figures_report_one_user_and_full_load():
+    figures = scenario_figures(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8), CATALOG)
+    assert figures.model_name == "Llama 3.1 8B"
+    assert figures.training_fits and figures.serving_fits
+    # Full load serves many users at once: far more tokens per second than one user's 1/TPOT.
+    assert figures.serving_tokens_per_s > 10 / figures.tpot_s
+    # Serving memory at full load fills the card (80 GB H100, NVIDIA datasheet) but never exceeds it.
+    assert 0.5 * 80e9 < figures.serving_memory_per_gpu_bytes <= 80e9
+    assert figures.cost_per_million_output_tokens_usd is not None and figures.training_cost_usd is not None

@@ -1,0 +1,202 @@
+"""Training against serving cost over months, and training as the card count grows."""
+
+import dataclasses
+import itertools
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from model import Scenario, ScenarioError, estimate
+from model.catalog import default_catalog
+from model.economics import (
+    DAYS_PER_MONTH,
+    MAX_CARDS,
+    OWN_LINKS,
+    api_price,
+    card_counts,
+    cost_over_time,
+    link_variants,
+    scaling_with_cards,
+)
+
+CATALOG = default_catalog()
+PRICES = {price.id: price for price in CATALOG.prices}
+BASE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8)
+BUSY = 1e9  # output tokens per day: keeps several H100s busy, far above the one-replica floor
+
+
+def _costs(scenario=BASE, tokens_per_day=BUSY, months=24, api=None):
+    return cost_over_time(scenario, CATALOG, tokens_per_day, months, api)
+
+
+def test_a_month_is_a_twelfth_of_a_julian_year():
+    assert abs(DAYS_PER_MONTH - 30.44) < 0.005
+    assert DAYS_PER_MONTH * 12 == 365.25
+
+
+def test_break_even_month_times_monthly_serving_equals_the_training_bill():
+    result = _costs()
+    assert result.break_even_month is not None
+    assert result.break_even_month * result.serving_usd_per_month == pytest.approx(result.training_usd)
+
+
+def test_training_bill_is_the_estimates_training_cost_paid_once_at_month_zero():
+    result = _costs()
+    assert result.training_usd == pytest.approx(estimate(BASE, CATALOG).training.cost_usd)
+    assert {row.training_usd for row in result.rows} == {result.training_usd}
+    assert result.rows[0].month == 0 and result.rows[0].serving_usd == 0
+    assert result.rows[0].total_usd == result.training_usd
+
+
+def test_doubling_traffic_halves_the_break_even_month_above_the_replica_floor():
+    once, twice = _costs(tokens_per_day=BUSY), _costs(tokens_per_day=2 * BUSY)
+    assert not once.replica_floor_applies and not twice.replica_floor_applies
+    assert twice.break_even_month == pytest.approx(once.break_even_month / 2)
+
+
+def test_serving_a_month_costs_the_price_per_million_output_tokens_times_a_months_tokens():
+    result = _costs()
+    per_million = estimate(dataclasses.replace(BASE, batch="max"), CATALOG).inference.cost_per_million_output_tokens_usd
+    assert result.serving_usd_per_month == pytest.approx(BUSY * DAYS_PER_MONTH / 1e6 * per_million)
+    month_12 = next(row for row in result.rows if row.month == 12)
+    assert month_12.serving_usd == pytest.approx(12 * result.serving_usd_per_month)
+    assert month_12.total_usd == pytest.approx(result.training_usd + month_12.serving_usd)
+
+
+def test_light_traffic_still_pays_for_one_replica_around_the_clock():
+    result = _costs(tokens_per_day=1e5)
+    price = CATALOG.gpus["h100-sxm"].cloud_usd_per_gpu_hour
+    assert result.replica_floor_applies
+    assert result.replica_cards == 1  # Llama 3.1 8B in bf16 fits one 80 GB card
+    assert result.serving_usd_per_month == pytest.approx(price * 24.0 * DAYS_PER_MONTH)
+    assert _costs(tokens_per_day=1e3).serving_usd_per_month == result.serving_usd_per_month
+
+
+def test_api_bills_output_and_the_prompt_tokens_that_come_with_them():
+    # Together AI Llama 3.1 8B Turbo: $0.18 per million input and output tokens (data/prices.yaml).
+    price = PRICES["together-llama-3-1-8b-turbo"]
+    scenario = dataclasses.replace(BASE, prompt_len=3000, output_len=1000)
+    result = _costs(scenario, api=price)
+    month_tokens = BUSY * DAYS_PER_MONTH
+    expected = month_tokens * (3 * price.input_usd_per_million + price.output_usd_per_million) / 1e6
+    assert result.api_usd_per_month == pytest.approx(expected)
+    assert result.prompt_tokens_per_day == pytest.approx(3 * BUSY)
+
+
+def test_train_and_self_host_meets_the_api_line_at_the_crossover_month():
+    result = _costs(api=PRICES["gpt-4o-2024-08"])
+    month = result.api_crossover_month
+    assert month is not None
+    assert result.training_usd + result.serving_usd_per_month * month == pytest.approx(result.api_usd_per_month * month)
+    assert result.api_crossover_usd == pytest.approx(result.api_usd_per_month * month)
+
+
+def test_an_api_cheaper_than_serving_has_no_crossover():
+    result = _costs(tokens_per_day=1e5, api=PRICES["gemini-2-0-flash-2025-02"])
+    assert result.api_usd_per_month < result.serving_usd_per_month
+    assert result.api_crossover_month is None
+
+
+def test_break_even_beyond_the_horizon_is_none():
+    result = _costs(tokens_per_day=1e6, months=1)
+    assert result.break_even_month is None
+    assert len([row for row in result.rows if row.month == int(row.month)]) == 2  # months 0 and 1
+
+
+def test_a_gpu_without_a_price_gives_no_costs_and_says_so():
+    result = _costs(dataclasses.replace(BASE, gpu="h20"), api=PRICES["gpt-4o-2024-08"])
+    assert result.training_usd is None and result.serving_usd_per_month is None
+    assert result.break_even_month is None
+    assert result.api_usd_per_month is not None
+    assert any("no cloud price" in note for note in result.notes)
+
+
+def test_training_that_does_not_fit_has_no_cost_and_a_plain_note():
+    result = _costs(Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1))
+    assert result.training_usd is None and result.training_time_s is None
+    assert any(note.startswith("training does not fit on 1 card:") for note in result.notes)
+
+
+@pytest.mark.parametrize(("tokens_per_day", "months"), [(0, 12), (-1.0, 12), (math.nan, 12), (1e9, 0), (1e9, 1.5)])
+def test_bad_traffic_or_horizon_is_refused(tokens_per_day, months):
+    with pytest.raises(ScenarioError):
+        cost_over_time(BASE, CATALOG, tokens_per_day, months, None)
+
+
+@given(low=st.floats(1e3, 1e12), factor=st.floats(1.0, 100.0))
+def test_more_traffic_never_costs_less_to_serve(low, factor):
+    assert _costs(tokens_per_day=low * factor).serving_usd_per_month >= _costs(tokens_per_day=low).serving_usd_per_month
+
+
+def test_auto_api_price_is_the_one_serving_the_scenarios_model():
+    assert api_price(CATALOG, None, "llama-3.1-70b").comparable_model == "llama-3.1-70b"
+    assert api_price(CATALOG, None, None).id == "gpt-4o-2024-08"
+    assert api_price(CATALOG, None, "gpt-3-175b").id == "gpt-4o-2024-08"
+    assert api_price(CATALOG, "gpt-5-2025-08", "llama-3.1-70b").id == "gpt-5-2025-08"
+
+
+@pytest.mark.parametrize("cards", [8, 16, 64, 256, 1024])
+def test_slower_links_never_make_training_faster(cards):
+    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=cards)
+    nvlink = estimate(scenario, CATALOG).training.time_s
+    pcie = estimate(dataclasses.replace(scenario, interconnect="pcie-gen5"), CATALOG).training.time_s
+    ethernet = estimate(dataclasses.replace(scenario, network="ethernet-100g"), CATALOG).training.time_s
+    assert pcie >= nvlink
+    assert ethernet >= nvlink
+
+
+def test_the_sweep_shows_slower_links_at_least_as_slow_at_every_count():
+    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64)
+    scaling = scaling_with_cards(scenario, CATALOG, (16, 64, 256), link_variants(scenario, CATALOG))
+    own = {row.cards: row.time_s for row in scaling.rows if row.setup == OWN_LINKS}
+    for row in scaling.rows:
+        assert row.time_s >= own[row.cards] * (1 - 1e-12)
+    assert all(slowdown.worst_factor >= 1.0 for slowdown in scaling.slowdowns)
+
+
+def test_link_variants_swap_in_the_gpus_own_pcie_generation_and_100g_ethernet():
+    a100 = link_variants(Scenario(gpu="a100-sxm-80gb"), CATALOG)
+    assert [(v.interconnect, v.network) for v in a100] == [(None, None), ("pcie-gen4", None), (None, "ethernet-100g")]
+    # An H100 PCIe already uses PCIe 5.0 and 100 Gb Ethernet: nothing slower to compare.
+    assert len(link_variants(Scenario(gpu="h100-pcie"), CATALOG)) == 1
+
+
+def test_card_counts_start_at_the_fewest_that_fit_and_reach_sixteen_times_the_scenario():
+    counts = card_counts(BASE, CATALOG)
+    assert all(b == 2 * a for a, b in itertools.pairwise(counts))
+    assert estimate(dataclasses.replace(BASE, cards=counts[0]), CATALOG).training.fits
+    if counts[0] > 1:
+        assert not estimate(dataclasses.replace(BASE, cards=counts[0] // 2), CATALOG).training.fits
+    assert counts[-1] == 16 * BASE.cards
+
+
+def test_card_counts_stop_at_the_cap():
+    counts = card_counts(dataclasses.replace(BASE, cards=65536), CATALOG)
+    assert counts[-1] <= MAX_CARDS < 2 * counts[-1]
+
+
+def test_ideal_line_is_the_smallest_run_scaled_by_cards():
+    scaling = scaling_with_cards(BASE, CATALOG, (2, 4, 8, 16), link_variants(BASE, CATALOG))
+    first = next(row for row in scaling.rows if row.setup == OWN_LINKS and row.cards == 2)
+    for point in scaling.ideal:
+        assert point.time_s * point.cards == pytest.approx(first.time_s * first.cards)
+    assert scaling.speedup == pytest.approx(first.time_s / scaling.rows[3].time_s)
+
+
+def test_step_shares_add_up_to_the_whole_step():
+    scenario = Scenario(model="llama-3.1-70b", cards=64)
+    scaling = scaling_with_cards(scenario, CATALOG, (16, 64), link_variants(scenario, CATALOG))
+    for row in scaling.rows:
+        parts = (
+            row.compute,
+            row.tensor_parallel,
+            row.data_parallel,
+            row.expert_parallel,
+            row.pipeline_transfer,
+            row.bubble,
+            row.optimizer,
+        )
+        assert sum(parts) == pytest.approx(1.0)
+        assert min(parts) >= 0.0

@@ -1,0 +1,125 @@
+"""Cost and scaling charts (checked through to_dict) and the rows that feed them."""
+
+from model import Scenario
+from model.catalog import default_catalog
+from model.economics import SETUP_LABELS, card_counts, cost_over_time, link_variants, scaling_with_cards
+from ui.charts import _fill, _template
+from ui.charts.economics import cost_over_time_chart, scaling_time_chart, step_share_chart
+from ui.rows_economics import (
+    COST_SERIES,
+    IDEAL_SETUP,
+    STEP_PARTS,
+    TRAFFIC_STEPS,
+    break_even_text,
+    cost_marks,
+    cost_rows,
+    cost_takeaway,
+    scaling_rows,
+    scaling_takeaway,
+    step_share_rows,
+    steps_with,
+)
+
+CATALOG = default_catalog()
+LINES = [
+    {"month": 0, "series": "Training (one-time)", "usd": 15_000.0, "order": 0},
+    {"month": 1, "series": "Self-hosted serving", "usd": 4_800.0, "order": 1},
+    {"month": 1, "series": "API", "usd": 27_000.0, "order": 3},
+]
+MARKS = [{"month": 3.1, "usd": 15_000.0, "label": "break-even: month 3.1", "align": "left", "dx": 8, "dy": 16}]
+SCALING = [
+    {"cards": 8, "setup": SETUP_LABELS[0], "links": "NVLink · IB", "days": 28.6, "cost_usd": 1e4, "gpu_hours": 5e3},
+    {"cards": 8, "setup": IDEAL_SETUP, "days": 28.6},
+]
+SHARES = [
+    {"cards": 8, "part": "compute", "pct": 95.0, "order": 0},
+    {"cards": 8, "part": "data-parallel gradients", "pct": 5.0, "order": 2},
+]
+
+
+def _tooltip_fields(layer):
+    return {t["field"] for t in layer["encoding"]["tooltip"]}
+
+
+def test_cost_chart_has_a_log_dollar_axis_month_axis_and_tooltips_on_every_layer():
+    spec = cost_over_time_chart(lines=LINES, marks=MARKS).to_dict()
+    lines, rule, point, label = spec["layer"]
+    assert point["mark"]["type"] == "point"
+    assert "US$" in lines["encoding"]["y"]["title"] and lines["encoding"]["y"]["scale"]["type"] == "log"
+    assert "month" in lines["encoding"]["x"]["title"].lower()
+    assert lines["encoding"]["color"]["scale"]["domain"] == list(COST_SERIES)
+    assert lines["data"]["values"] == LINES and rule["data"]["values"] == MARKS
+    assert rule["mark"]["type"] == "rule" and label["mark"]["type"] == "text"
+    for layer in spec["layer"]:
+        assert "tooltip" in layer["encoding"]
+    assert {"series", "month", "usd"} <= _tooltip_fields(lines)
+    assert "label" in _tooltip_fields(rule)
+
+
+def test_scaling_chart_puts_cards_and_days_on_log_axes_with_the_ideal_dashed():
+    spec = scaling_time_chart(rows=SCALING).to_dict()
+    ideal, lines, points = spec["layer"]
+    for layer in (ideal, lines, points):
+        assert layer["encoding"]["x"]["scale"]["type"] == "log"
+        assert layer["encoding"]["y"]["scale"]["type"] == "log"
+        assert "tooltip" in layer["encoding"]
+    assert "days" in lines["encoding"]["y"]["title"] and "Cards" in lines["encoding"]["x"]["title"]
+    assert ideal["mark"]["strokeDash"]
+    assert lines["encoding"]["color"]["scale"]["domain"] == [*SETUP_LABELS, IDEAL_SETUP]
+    assert {"setup", "links", "cards", "days", "cost_usd"} <= _tooltip_fields(lines)
+    assert lines["encoding"]["color"]["legend"]["orient"] in ("top", "right")
+
+
+def test_step_share_chart_stacks_percent_of_the_step_per_card_count():
+    spec = step_share_chart(rows=SHARES).to_dict()
+    (bars,) = spec["layer"]
+    assert bars["mark"]["type"] == "bar"
+    assert "%" in bars["encoding"]["y"]["title"] and "Cards" in bars["encoding"]["x"]["title"]
+    assert bars["encoding"]["color"]["scale"]["domain"] == [label for _, label in STEP_PARTS]
+    assert {"cards", "part", "pct"} == _tooltip_fields(bars)
+    assert bars.get("data", spec.get("data"))["values"] == SHARES  # a single layer's data is hoisted
+
+
+def test_each_builder_caches_as_a_template_with_data_only_on_layers():
+    for builder, data in (
+        (cost_over_time_chart, {"lines": LINES, "marks": MARKS}),
+        (scaling_time_chart, {"rows": SCALING}),
+        (step_share_chart, {"rows": SHARES}),
+    ):
+        template = _template(builder, tuple(sorted(data)), ())
+        assert "data" not in template and "datasets" not in template
+        filled = _fill(template, data)
+        assert all("values" in layer["data"] for layer in filled["layer"])
+
+
+def test_cost_rows_leave_out_zeros_for_the_log_axis_and_marks_sit_on_the_lines():
+    result = cost_over_time(Scenario(), CATALOG, 1e9, 24, CATALOG.prices[2])
+    rows = cost_rows(result)
+    assert rows and all(row["usd"] > 0 for row in rows)
+    assert {row["series"] for row in rows} == set(COST_SERIES)
+    marks = cost_marks(result)
+    assert marks[0]["month"] == result.break_even_month and marks[0]["usd"] == result.training_usd
+    assert all(mark["align"] in ("left", "right") for mark in marks)
+    assert break_even_text(result) == f"{result.break_even_month:,.1f}"
+    assert "month" in cost_takeaway(result)
+
+
+def test_a_shared_value_off_the_slider_grid_is_kept_as_an_option():
+    options = steps_with(TRAFFIC_STEPS, 3e9)
+    assert 3e9 in options and options == sorted(options)
+    assert steps_with(TRAFFIC_STEPS, 1e9) == list(TRAFFIC_STEPS)
+
+
+def test_scaling_rows_convert_seconds_to_days_and_add_the_ideal_line():
+    scenario = Scenario(model="llama-3.1-70b", cards=64)
+    scaling = scaling_with_cards(scenario, CATALOG, card_counts(scenario, CATALOG), link_variants(scenario, CATALOG))
+    rows = scaling_rows(scaling)
+    first = scaling.rows[0]
+    assert rows[0]["days"] * 86_400 == first.time_s
+    assert sum(row["setup"] == IDEAL_SETUP for row in rows) == len(scaling.ideal)
+    shares = step_share_rows(scaling, SETUP_LABELS[0])
+    per_count: dict[int, float] = {}
+    for row in shares:
+        per_count[row["cards"]] = per_count.get(row["cards"], 0.0) + row["pct"]
+    assert all(abs(total - 100.0) < 1e-6 for total in per_count.values())
+    assert "faster" in scaling_takeaway(scaling)

@@ -1,0 +1,122 @@
+"""Throughput chart builders and the rows they are fed (checked through to_dict)."""
+
+import pytest
+
+from model import Scenario
+from model.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency
+from ui.charts import _fill, _template
+from ui.charts.throughput import BOUND_COLORS, total_throughput_chart, user_speed_chart
+from ui.rows_throughput import (
+    batch_options,
+    chosen_rows,
+    knee_rows,
+    knee_text,
+    line_rows,
+    metric_rows,
+    point_rows,
+    steps_with,
+    target_rows,
+    throughput_takeaway,
+)
+
+SCENARIO = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, prompt_len=128, output_len=128)
+POINTS = batch_sweep(SCENARIO)
+KNEE = knee_batch(SCENARIO)
+ROWS = {
+    "points": point_rows(POINTS),
+    "lines": line_rows(POINTS),
+    "knee": knee_rows(KNEE),
+    "chosen": chosen_rows(POINTS[3]),
+}
+TARGET = target_rows(50.0)
+
+
+def _layers(spec):
+    return spec["layer"]
+
+
+def test_total_chart_is_log_log_with_units_in_both_titles():
+    spec = total_throughput_chart(**ROWS).to_dict()
+    curves = _layers(spec)[0]
+    assert curves["encoding"]["x"]["scale"]["type"] == "log"
+    assert curves["encoding"]["y"]["scale"]["type"] == "log"
+    assert "sequences" in curves["encoding"]["x"]["title"]
+    assert "tokens/s" in curves["encoding"]["y"]["title"]
+
+
+def test_user_chart_has_a_log_batch_axis_and_the_target_as_a_horizontal_rule():
+    spec = user_speed_chart(**ROWS, target=TARGET).to_dict()
+    layers = _layers(spec)
+    assert layers[0]["encoding"]["x"]["scale"]["type"] == "log"
+    assert "Tokens/s" in layers[0]["encoding"]["y"]["title"]
+    rules = [layer for layer in layers if layer["mark"]["type"] == "rule" and "y" in layer["encoding"]]
+    assert len(rules) == 1 and rules[0]["data"]["values"] == TARGET
+    assert TARGET[0]["per_user"] == pytest.approx(20.0)  # 1000 ms / 50 ms per token
+
+
+@pytest.mark.parametrize("builder", [total_throughput_chart, user_speed_chart])
+def test_every_mark_has_a_tooltip_and_its_own_data(builder):
+    arguments = {**ROWS, "target": TARGET} if builder is user_speed_chart else ROWS
+    spec = builder(**arguments).to_dict()
+    assert "data" not in spec
+    for layer in _layers(spec):
+        assert layer["encoding"]["tooltip"], layer["mark"]
+        assert "values" in layer["data"]
+
+
+def test_points_are_coloured_by_bound_and_the_roofline_is_dashed():
+    layers = _layers(total_throughput_chart(**ROWS).to_dict())
+    dots = next(layer for layer in layers if layer["mark"]["type"] == "circle")
+    assert dots["encoding"]["color"]["field"] == "bound"
+    assert dots["encoding"]["color"]["scale"]["domain"] == list(BOUND_COLORS)
+    curves = layers[0]
+    assert curves["encoding"]["strokeDash"]["scale"]["domain"] == ["expected", "roofline (ideal)"]
+    assert {row["series"] for row in curves["data"]["values"]} == {"expected", "roofline (ideal)"}
+
+
+def test_the_knee_is_a_vertical_rule_labelled_on_both_sides():
+    layers = _layers(total_throughput_chart(**ROWS).to_dict())
+    rule = next(layer for layer in layers if layer["mark"]["type"] == "rule")
+    assert rule["encoding"]["x"]["field"] == "batch"
+    assert rule["data"]["values"][0]["batch"] == pytest.approx(KNEE.expected)
+    labels = {layer["encoding"]["text"]["field"] for layer in layers if layer["mark"]["type"] == "text"}
+    assert {"memory", "compute", "label"} <= labels
+    assert ROWS["knee"][0]["memory"].endswith("memory-bound") and ROWS["knee"][0]["compute"].startswith("compute")
+
+
+def test_the_renderer_template_keeps_the_data_on_each_layer():
+    names = ("chosen", "knee", "lines", "points", "target")
+    template = _template(user_speed_chart, names, ())
+    assert "data" not in template and "datasets" not in template
+    filled = _fill(template, {**ROWS, "target": TARGET})
+    assert filled["layer"][0]["data"] == {"values": ROWS["lines"]}
+
+
+def test_point_rows_are_in_milliseconds_and_name_the_bound():
+    row = point_rows(POINTS[:1])[0]
+    assert row["tpot_ms"] == pytest.approx(POINTS[0].tpot_s * 1e3)
+    assert row["bound"] == "memory-bound"
+    assert len(line_rows(POINTS)) == 2 * len(POINTS)
+
+
+def test_a_knee_beyond_what_fits_or_missing_is_not_drawn():
+    assert knee_rows(Knee(expected=None, ideal=None, largest_batch=100)) == []
+    assert knee_rows(Knee(expected=500.0, ideal=600.0, largest_batch=100)) == []
+    assert knee_text(Knee(expected=500.0, ideal=600.0, largest_batch=100)) == ("≈ 500", "beyond the 100 that fit")
+    assert knee_text(Knee(expected=None, ideal=None, largest_batch=100))[0] == "none"
+
+
+def test_a_linked_value_off_the_steps_stays_selectable():
+    assert steps_with((10.0, 50.0), 37.0) == [10.0, 37.0, 50.0]
+    assert steps_with((10.0, 50.0), 50.0) == [10.0, 50.0]
+    assert batch_options(POINTS, 3) == sorted({*(p.batch for p in POINTS), 3})
+
+
+def test_metrics_and_takeaway_say_what_the_target_allows():
+    fit = largest_batch_within_latency(SCENARIO, None, 0.05)
+    rows = metric_rows(POINTS[3], KNEE, fit, 50.0, 128)
+    values = {metric["label"]: metric["value"] for row in rows for metric in row}
+    assert values["Largest batch within target"] == f"{fit.batch:,}"
+    assert values["Time per output token"].endswith("ms")
+    text = throughput_takeaway(fit, KNEE, 50.0, POINTS[0])
+    assert "50 ms" in text and f"{fit.batch:,}" in text and "compute-bound" in text

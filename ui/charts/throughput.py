@@ -1,0 +1,174 @@
+"""Throughput charts: decode tokens/s in total and per user against batch, with the roofline."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import altair as alt
+
+from ui.charts import ChartData, data_of
+
+__all__ = ["BOUND_COLORS", "total_throughput_chart", "user_speed_chart"]
+
+BOUND_COLORS: dict[str, str] = {"memory-bound": "#4C78A8", "compute-bound": "#E45756"}
+"""One colour per side of the roofline."""
+_SERIES_DASH = alt.Scale(domain=["expected", "roofline (ideal)"], range=[[1, 0], [6, 4]])
+_BATCH_TITLE = "Batch (concurrent sequences per replica, log scale)"
+_BATCH_TICKS = [4**power for power in range(11)]
+"""Powers of four on the batch axis: readable labels without a log axis's minor grid."""
+_RATE_TICKS = [base * 10**power for power in range(10) for base in (1, 3)]
+"""1-3-10 steps on a log tokens/s axis."""
+_HEIGHT = 330
+_INK = "#555555"
+
+
+def _batch_axis() -> alt.X:
+    return alt.X(
+        "batch:Q", title=_BATCH_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format=",d", values=_BATCH_TICKS)
+    )
+
+
+def _layers(
+    y: alt.Y,
+    field: str,
+    data: dict[str, ChartData],
+    free_corner: Literal["top", "bottom"],
+) -> list[alt.Chart]:
+    """Return the layers both charts share: curves, coloured points, the knee rule, the chosen batch.
+
+    ``free_corner`` says where the chart's right side is empty (labels go there): the total
+    flattens at the top right, each user's speed falls to the bottom right.
+    """
+    curves = (
+        alt.Chart(data_of(data["lines"]))
+        .mark_line(color="#7f7f7f", strokeWidth=2)
+        .encode(
+            x=_batch_axis(),
+            y=y,
+            strokeDash=alt.StrokeDash(
+                "series:N",
+                scale=_SERIES_DASH,
+                title=None,
+                legend=alt.Legend(
+                    orient="top",
+                    direction="vertical",
+                    symbolType="stroke",
+                    symbolSize=600,
+                    symbolStrokeWidth=2,
+                    symbolStrokeColor="#7f7f7f",
+                ),
+            ),
+            detail="series:N",
+            tooltip=[
+                alt.Tooltip("series:N", title="Curve"),
+                alt.Tooltip("batch:Q", title="Batch", format=",d"),
+                alt.Tooltip(f"{field}:Q", title="tokens/s", format=",.1f"),
+                alt.Tooltip("tpot_ms:Q", title="ms per token", format=",.2f"),
+            ],
+        )
+    )
+    dots = (
+        alt.Chart(data_of(data["points"]))
+        .mark_circle(size=70, opacity=1)
+        .encode(
+            x=_batch_axis(),
+            y=y,
+            color=alt.Color(
+                "bound:N",
+                title=None,
+                scale=alt.Scale(domain=list(BOUND_COLORS), range=list(BOUND_COLORS.values())),
+                legend=alt.Legend(orient="top", direction="vertical"),
+            ),
+            tooltip=[
+                alt.Tooltip("batch:Q", title="Batch", format=",d"),
+                alt.Tooltip(f"{field}:Q", title="tokens/s (expected)", format=",.1f"),
+                alt.Tooltip("tpot_ms:Q", title="TPOT (ms)", format=",.2f"),
+                alt.Tooltip("ttft_ms:Q", title="TTFT (ms)", format=",.1f"),
+                alt.Tooltip("bound:N", title="Decode step"),
+            ],
+        )
+    )
+    knee_tooltip = [alt.Tooltip("batch:Q", title="Knee (sequences)", format=",.0f")]
+    rule = (
+        alt.Chart(data_of(data["knee"]))
+        .mark_rule(color=_INK, strokeDash=[3, 3], size=1.5)
+        .encode(x=alt.X("batch:Q", scale=alt.Scale(type="log")), tooltip=knee_tooltip)
+    )
+    at_top = free_corner == "top"
+    text_y = alt.value(0) if at_top else alt.value({"expr": "height"})
+    baseline, shift = ("top", 4) if at_top else ("bottom", -4)
+    knee_labels = [
+        alt.Chart(data_of(data["knee"]))
+        .mark_text(align=align, dx=dx, dy=shift, baseline=baseline, color=_INK)
+        .encode(x="batch:Q", y=text_y, text=f"{side}:N", tooltip=knee_tooltip)
+        for align, dx, side in (("right", -5, "memory"), ("left", 5, "compute"))
+    ]
+    chosen_tooltip = [
+        alt.Tooltip("label:N", title="Chosen"),
+        alt.Tooltip(f"{field}:Q", title="tokens/s", format=",.1f"),
+        alt.Tooltip("tpot_ms:Q", title="TPOT (ms)", format=",.2f"),
+        alt.Tooltip("ttft_ms:Q", title="TTFT (ms)", format=",.1f"),
+    ]
+    ring = (
+        alt.Chart(data_of(data["chosen"]))
+        .mark_point(size=320, shape="circle", filled=False, color="#111111", strokeWidth=2)
+        .encode(x=_batch_axis(), y=y, tooltip=chosen_tooltip)
+    )
+    # The label sits on the side of the point away from the curves: below a rising total,
+    # above a falling per-user speed.
+    ring_label = (
+        alt.Chart(data_of(data["chosen"]))
+        .mark_text(align="left", dx=12, dy=-12 if at_top else 14, fontWeight="bold", color="#111111")
+        .encode(x=_batch_axis(), y=y, text="label:N", tooltip=chosen_tooltip)
+    )
+    return [curves, dots, rule, *knee_labels, ring, ring_label]
+
+
+def total_throughput_chart(points: ChartData, lines: ChartData, knee: ChartData, chosen: ChartData) -> alt.LayerChart:
+    """Output tokens/s over all replicas against batch, log-log, expected under the roofline.
+
+    Args:
+        points: rows of {batch, total, per_user, bound, tpot_ms, ttft_ms}: the expected points.
+        lines: rows of {batch, series, total, per_user, tpot_ms}; series 'expected' or 'roofline (ideal)'.
+        knee: zero or one row {batch, memory, compute}: the memory/compute-bound knee and its labels.
+        chosen: one row {batch, total, per_user, label, tpot_ms, ttft_ms}: the batch the metrics show.
+    """
+    y = alt.Y(
+        "total:Q",
+        title="Output tokens/s, all replicas (log scale)",
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format="~s", values=_RATE_TICKS),
+    )
+    data = {"points": points, "lines": lines, "knee": knee, "chosen": chosen}
+    return alt.layer(*_layers(y, "total", data, free_corner="bottom")).properties(height=_HEIGHT)
+
+
+def user_speed_chart(
+    points: ChartData, lines: ChartData, knee: ChartData, chosen: ChartData, target: ChartData
+) -> alt.LayerChart:
+    """Tokens/s each user sees against batch (log batch axis), with the latency target as a floor.
+
+    Args:
+        points: the expected points, as for :func:`total_throughput_chart`.
+        lines: the expected and roofline curves, as for :func:`total_throughput_chart`.
+        knee: zero or one knee row, as for :func:`total_throughput_chart`.
+        chosen: the chosen batch's row, as for :func:`total_throughput_chart`.
+        target: one row {per_user, target_ms, label}: the target as tokens/s per user (1000 / ms).
+    """
+    y = alt.Y("per_user:Q", title="Tokens/s per user", scale=alt.Scale(zero=True), axis=alt.Axis(format="~s"))
+    data = {"points": points, "lines": lines, "knee": knee, "chosen": chosen}
+    target_tooltip = [
+        alt.Tooltip("target_ms:Q", title="Target (ms per token)", format=",g"),
+        alt.Tooltip("per_user:Q", title="tokens/s per user", format=",.1f"),
+    ]
+    rule = (
+        alt.Chart(data_of(target))
+        .mark_rule(color="#d62728", strokeDash=[6, 3], size=2)
+        .encode(y="per_user:Q", tooltip=target_tooltip)
+    )
+    label = (
+        alt.Chart(data_of(target))
+        .mark_text(align="left", baseline="bottom", dy=-4, color="#d62728", fontWeight="bold")
+        .encode(x=alt.value(4), y="per_user:Q", text="label:N", tooltip=target_tooltip)
+    )
+    return alt.layer(*_layers(y, "per_user", data, free_corner="top"), rule, label).properties(height=_HEIGHT)

@@ -1,0 +1,109 @@
+"""VRAM charts: memory per card for each setting of one knob, and inference memory against load."""
+
+from __future__ import annotations
+
+import altair as alt
+
+from ui.charts import ChartData, component_color_scale, data_of
+
+__all__ = ["knob_memory_chart", "load_memory_chart"]
+
+_CAPACITY_COLOR = "#d62728"
+_FIT_COLORS = alt.Scale(domain=["fits", "does not fit"], range=["#54A24B", _CAPACITY_COLOR])
+
+
+def _capacity_rule(capacity: ChartData, outside: bool = False) -> list[alt.Chart]:
+    """A dashed horizontal rule at the card's memory, labelled inside at the left, or outside at the right.
+
+    Outside, the label is short ('80 GB') so it fits the margin and never sits on a bar.
+    """
+    rule = (
+        alt.Chart(data_of(capacity))
+        .mark_rule(color=_CAPACITY_COLOR, strokeDash=[6, 3], size=2)
+        .encode(
+            y="gb:Q",
+            tooltip=[alt.Tooltip("label:N", title="Capacity"), alt.Tooltip("gb:Q", title="GB", format=",.0f")],
+        )
+    )
+    if outside:
+        label = (
+            alt.Chart(data_of(capacity))
+            .transform_calculate(short="format(datum.gb, ',.0f') + ' GB'")
+            .mark_text(align="left", baseline="middle", dx=4, color=_CAPACITY_COLOR, fontWeight="bold")
+            .encode(y="gb:Q", x=alt.value("width"), text="short:N")
+        )
+    else:
+        label = (
+            alt.Chart(data_of(capacity))
+            .mark_text(align="left", baseline="bottom", dx=4, dy=-3, color=_CAPACITY_COLOR, fontWeight="bold")
+            .encode(y="gb:Q", x=alt.value(0), text="label:N")
+        )
+    return [rule, label]
+
+
+def knob_memory_chart(parts: ChartData, capacity: ChartData, knob_title: str = "Setting") -> alt.LayerChart:
+    """Stacked columns of training memory per card (GB) for each setting of one knob, against capacity.
+
+    Args:
+        parts: rows of {option, component, gb, order, status}: one per memory component per setting.
+        capacity: one row {gb, label}: the card's memory.
+        knob_title: the knob's name, the x axis title (e.g. 'ZeRO stage').
+    """
+    bars = (
+        alt.Chart(data_of(parts))
+        .mark_bar(width={"band": 0.7})
+        .encode(
+            x=alt.X("option:N", title=knob_title, sort=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
+            y=alt.Y("sum(gb):Q", title="Memory per card (GB, decimal)", stack="zero"),
+            # Three knob charts sit side by side under the main chart's legend: no legend of their own.
+            color=alt.Color("component:N", title="Component", scale=component_color_scale(), legend=None),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("option:N", title=knob_title),
+                alt.Tooltip("component:N", title="Component"),
+                alt.Tooltip("gb:Q", title="GB", format=",.1f"),
+                alt.Tooltip("status:N", title="Total"),
+            ],
+        )
+    )
+    return alt.layer(bars, *_capacity_rule(capacity, outside=True)).properties(height=280)
+
+
+def load_memory_chart(
+    points: ChartData, capacity: ChartData, limit: ChartData, x_title: str = "Context (tokens, log scale)"
+) -> alt.LayerChart:
+    """Inference memory per card (GB) against context or batch on a log axis, with capacity and the limit.
+
+    Args:
+        points: rows of {x, gb, status}: total memory per card at each context or batch; status is
+            'fits' or 'does not fit'.
+        capacity: one row {gb, label}: the card's memory.
+        limit: zero or one row {x, label}: the largest value that fits, marked by a vertical rule.
+        x_title: the x axis title, with its unit.
+    """
+    x = alt.X("x:Q", title=x_title, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
+    tooltip = [
+        alt.Tooltip("x:Q", title=x_title.split(" (")[0], format=",.0f"),
+        alt.Tooltip("gb:Q", title="GB per card", format=",.1f"),
+        alt.Tooltip("status:N", title="Fits?"),
+    ]
+    base = alt.Chart(data_of(points)).encode(
+        x=x, y=alt.Y("gb:Q", title="Memory per card (GB, decimal)"), tooltip=tooltip
+    )
+    line = base.mark_line(color="#4C78A8")
+    dots = base.mark_point(filled=True, size=50).encode(
+        color=alt.Color("status:N", title=None, scale=_FIT_COLORS, legend=alt.Legend(orient="top"))
+    )
+    limit_rule = (
+        alt.Chart(data_of(limit))
+        .mark_rule(color="#54A24B", strokeDash=[2, 2], size=2)
+        .encode(
+            x=alt.X("x:Q", scale=alt.Scale(type="log")), tooltip=[alt.Tooltip("label:N", title="Largest that fits")]
+        )
+    )
+    limit_label = (
+        alt.Chart(data_of(limit))
+        .mark_text(align="right", baseline="top", dx=-4, dy=4, color="#2f7d32", fontWeight="bold")
+        .encode(x=alt.X("x:Q", scale=alt.Scale(type="log")), y=alt.value(0), text="label:N")
+    )
+    return alt.layer(line, dots, limit_rule, limit_label, *_capacity_rule(capacity)).properties(height=300)

@@ -1,0 +1,300 @@
+"""The "Add a GPU or model" forms: their fields, the catalog YAML they write, and adding it.
+
+The document helpers are pure: one ``gpus:`` or ``models:`` row in the format of
+data/gpus.yaml and data/models.yaml, checked by :func:`model.parse_user_catalog` (through
+:func:`ui.catalog.add_user_rows`). They do not validate: an empty or bad field is passed on so
+the validator's message names it. :func:`render_fields` and :func:`add_document` touch Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import streamlit as st
+import yaml
+
+from model import Catalog, default_catalog
+from model.catalog import MAX_USER_CATALOG_BYTES
+from model.units import GB, TERA
+from ui.catalog import add_user_rows
+from ui.format import billions
+
+__all__ = [
+    "EXAMPLE_YAML",
+    "FORM_SOURCE",
+    "GPU_FIELDS",
+    "MODEL_FIELDS",
+    "FormField",
+    "add_document",
+    "added_rows",
+    "builtin_clash",
+    "form_values",
+    "gpu_document",
+    "model_document",
+    "name_the_field",
+    "render_fields",
+]
+
+FORM_SOURCE = "entered by the user in the app's 'Add a GPU or model' form"
+"""The ``source`` a form row carries (every catalog row names one)."""
+HOST_LINK = "pcie-gen5"
+"""A form GPU sits in a host on PCIe 5: it then carries the runtime's memory like every catalog GPU."""
+
+EXAMPLE_YAML = """\
+gpus:
+  - id: my-accelerator
+    name: My accelerator 96GB
+    memory_gb: 96
+    memory_bandwidth_gb_per_s: 4000
+    dense_tflops: {bf16: 900, fp8: 1800}   # dense, not 2:4 sparse
+    cloud_usd_per_gpu_hour: 2.5           # optional
+    tdp_w: 700                            # optional
+    scale_up: nvlink4                     # an interconnect id (python -m model list interconnects)
+    gpus_per_node: 8
+    network: ib-ndr                       # a network id (python -m model list networks)
+    source: vendor datasheet, 2025
+models:
+  - id: my-model-13b
+    name: My model 13B
+    layers: 40
+    hidden: 5120
+    heads: 40
+    kv_heads: 8
+    ffn: 13824
+    vocab: 32000
+    tied_embeddings: false
+    max_context: 8192                     # optional
+    moe: {experts: 8, active_experts: 2, expert_ffn: 13824}   # optional: mixture of experts
+    source: config.json of my-model-13b
+"""
+"""A short document in the upload format: GPUs and models, several rows allowed."""
+
+
+class FormField(NamedTuple):
+    """One form field: the document argument it fills, its label, widget kind and help."""
+
+    name: str
+    label: str
+    kind: str
+    """"text", "number", "whole" (a count), "flag", "interconnect" or "network"."""
+    help: str = ""
+    default: Any = None
+    example: str = ""
+    """Shown greyed in an empty field."""
+    yaml_key: str = ""
+    """The catalog field it writes, when not ``name`` (validator messages name that)."""
+
+
+_ID_HELP = "1-64 letters, digits, '-', '_' or '.'; not a built-in id."
+_BF16, _FP8, _PRICE = "dense_tflops.bf16", "dense_tflops.fp8", "cloud_usd_per_gpu_hour"
+GPU_FIELDS: tuple[FormField, ...] = (
+    FormField("gpu_id", "Id", "text", _ID_HELP, example="my-gpu", yaml_key="id"),
+    FormField("name", "Name", "text", "As it shows in the sidebar.", example="My GPU 96GB"),
+    FormField("memory_gb", "Memory (GB)", "number", "Per card, decimal GB as the datasheet prints it.", example="96"),
+    FormField("memory_bandwidth_gb_per_s", "Memory bandwidth (GB/s)", "number", "Datasheet peak.", example="4000"),
+    FormField("bf16_tflops", "Dense bf16 (TFLOPS)", "number", "Not 2:4 sparse.", example="900", yaml_key=_BF16),
+    FormField("fp8_tflops", "Dense fp8 (TFLOPS, optional)", "number", "Empty: no fp8.", yaml_key=_FP8),
+    FormField("usd_per_gpu_hour", "$ per GPU-hour (optional)", "number", "Empty: no costs.", yaml_key=_PRICE),
+    FormField("tdp_w", "Power (W, optional)", "number", "Board power; used for energy."),
+    FormField("gpus_per_node", "GPUs per node", "whole", "Cards joined by the scale-up link.", 8),
+    FormField("scale_up", "Scale-up link (inside a node)", "interconnect", "", "pcie-gen5"),
+    FormField("network", "Network (between nodes)", "network", "", "ib-ndr"),
+)
+"""The GPU form, in the order it is shown (arguments of :func:`gpu_document`)."""
+
+MODEL_FIELDS: tuple[FormField, ...] = (
+    FormField("model_id", "Id", "text", _ID_HELP, example="my-model", yaml_key="id"),
+    FormField("name", "Name", "text", "As it shows in the sidebar.", example="My model 13B"),
+    FormField("layers", "Layers", "whole", "Transformer blocks (num_hidden_layers).", example="40"),
+    FormField("hidden", "Hidden size", "whole", "Model width (hidden_size).", example="5120"),
+    FormField("heads", "Attention heads", "whole", "Query heads (num_attention_heads).", example="40"),
+    FormField("kv_heads", "KV heads (optional)", "whole", "Key/value heads; empty: one per query head."),
+    FormField("ffn", "FFN size", "whole", "MLP width (intermediate_size); per expert for MoE.", example="13824"),
+    FormField("vocab", "Vocabulary", "whole", "vocab_size.", example="32000"),
+    FormField("max_context", "Context length (optional)", "whole", "Tokens; empty: 4,096."),
+    FormField("experts", "Experts (optional)", "whole", "Routed experts per layer; empty: a dense model."),
+    FormField("active_experts", "Active experts (optional)", "whole", "Experts each token uses; empty: 2."),
+    FormField("tied_embeddings", "Tied embeddings", "flag", "The LM head shares the input embedding."),
+)
+"""The model form, in the order it is shown (arguments of :func:`model_document`)."""
+
+
+def name_the_field(message: str, fields: tuple[FormField, ...]) -> str:
+    """Add the form's label to a validator message that names a catalog field ("field 'memory_gb'")."""
+    for field in fields:
+        if f"field {(field.yaml_key or field.name)!r}" in message:
+            return f"{message} (the “{field.label}” box)"
+    return message
+
+
+def form_values(fields: tuple[FormField, ...], state: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """Return the fields' values from the session state (keys are ``prefix + name``)."""
+    return {field.name: state.get(prefix + field.name) for field in fields}
+
+
+def _text(value: str | None) -> str | None:
+    text = (value or "").strip()
+    return text or None
+
+
+def _whole(value: float | None) -> float | int | None:
+    """Return a whole float as an int (the catalog wants whole numbers for counts and sizes)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def gpu_document(
+    *,
+    gpu_id: str | None,
+    name: str | None,
+    memory_gb: float | None,
+    memory_bandwidth_gb_per_s: float | None,
+    bf16_tflops: float | None,
+    fp8_tflops: float | None = None,
+    usd_per_gpu_hour: float | None = None,
+    tdp_w: float | None = None,
+    scale_up: str | None = None,
+    gpus_per_node: float | None = None,
+    network: str | None = None,
+) -> str:
+    """Return a YAML document of one ``gpus:`` row from the GPU form's fields.
+
+    Required fields are written even when empty (the validator then names them); optional ones
+    are left out when empty. TFLOPS are dense datasheet peaks.
+    """
+    flops: dict[str, float | int | None] = {"bf16": _whole(bf16_tflops)}
+    if fp8_tflops is not None:
+        flops["fp8"] = _whole(fp8_tflops)
+    row: dict[str, Any] = {
+        "id": _text(gpu_id),
+        "name": _text(name),
+        "vendor": "custom",
+        "memory_gb": _whole(memory_gb),
+        "memory_bandwidth_gb_per_s": _whole(memory_bandwidth_gb_per_s),
+        "dense_tflops": flops,
+    }
+    optional = {"cloud_usd_per_gpu_hour": usd_per_gpu_hour, "tdp_w": _whole(tdp_w)}
+    row.update({key: value for key, value in optional.items() if value is not None})
+    row.update(
+        scale_up=_text(scale_up),
+        gpus_per_node=_whole(gpus_per_node),
+        network=_text(network),
+        host_link=HOST_LINK,
+        source=FORM_SOURCE,
+    )
+    return yaml.safe_dump({"gpus": [row]}, sort_keys=False, allow_unicode=True)
+
+
+def model_document(
+    *,
+    model_id: str | None,
+    name: str | None,
+    layers: float | None,
+    hidden: float | None,
+    heads: float | None,
+    kv_heads: float | None = None,
+    ffn: float | None,
+    vocab: float | None,
+    tied_embeddings: bool = False,
+    experts: float | None = None,
+    active_experts: float | None = None,
+    max_context: float | None = None,
+) -> str:
+    """Return a YAML document of one ``models:`` row from the model form's fields.
+
+    Empty ``kv_heads`` means one per query head; with ``experts`` every layer is a mixture of
+    experts whose experts have the ``ffn`` width (``active_experts`` defaults to 2).
+    """
+    row: dict[str, Any] = {"id": _text(model_id), "name": _text(name)}
+    row.update(layers=_whole(layers), hidden=_whole(hidden), heads=_whole(heads))
+    if kv_heads is not None:
+        row["kv_heads"] = _whole(kv_heads)
+    row.update(ffn=_whole(ffn), vocab=_whole(vocab), tied_embeddings=bool(tied_embeddings))
+    if max_context is not None:
+        row["max_context"] = _whole(max_context)
+    if experts is not None or active_experts is not None:
+        row["moe"] = {
+            "experts": _whole(experts),
+            "active_experts": _whole(active_experts) if active_experts is not None else 2,
+            "expert_ffn": _whole(ffn),
+        }
+    row["source"] = FORM_SOURCE
+    return yaml.safe_dump({"models": [row]}, sort_keys=False, allow_unicode=True)
+
+
+def builtin_clash(text: str | bytes, builtin: Catalog | None = None) -> str | None:
+    """Return a message if the document reuses a built-in GPU or model id (it would replace it).
+
+    Only well-formed rows are looked at; anything else is left for the validator to name.
+    """
+    builtin = builtin or default_catalog()
+    if len(text) > MAX_USER_CATALOG_BYTES:
+        return None  # refused by the validator before any parsing
+    try:
+        document = yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError, UnicodeDecodeError):
+        return None
+    for kind, table in (("gpus", builtin.gpus), ("models", builtin.models)):
+        rows = document.get(kind) if isinstance(document, dict) else None
+        idents = [str(row.get("id")).strip() for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+        for ident in (ident for ident in idents if ident in table):
+            return f"row {ident!r}, field 'id': {ident!r} is a built-in {kind[:-1]}; choose another id to keep it"
+    return None
+
+
+def added_rows(catalog: Catalog) -> list[dict[str, Any]]:
+    """Return one display row per GPU and model the user added this visit."""
+    rows = []
+    for gpu in (gpu for gpu in catalog.gpus.values() if gpu.user_supplied):
+        bf16 = gpu.dense_flops_per_s.get("bf16")
+        summary = f"{gpu.memory_bytes / GB:g} GB · {gpu.memory_bandwidth_bytes_per_s / GB:,.0f} GB/s"
+        rows.append(("GPU", gpu.id, gpu.name, summary + (f" · {bf16 / TERA:,.0f} bf16 TFLOPS" if bf16 else "")))
+    for model in (model for model in catalog.models.values() if model.user_supplied):
+        arch = model.architecture
+        summary = f"{billions(arch.stats.total_params)} parameters · {arch.layers} layers"
+        rows.append(("Model", model.id, model.name, summary + (f" · {arch.experts} experts" if arch.is_moe else "")))
+    return [dict(zip(("kind", "id", "name", "summary"), row, strict=True)) for row in rows]
+
+
+def add_document(text: str | bytes, name: str) -> tuple[bool, str]:
+    """Validate ``text`` and keep its rows for the visit; a refused document changes nothing.
+
+    Returns:
+        Whether it was added, and a message naming what was added, or the row and field at fault.
+    """
+    clash = builtin_clash(text)
+    if clash is not None:
+        return False, f"{name}, {clash}"
+    return add_user_rows(text, name)
+
+
+def render_fields(fields: tuple[FormField, ...], prefix: str, catalog: Catalog, columns: int = 3) -> None:
+    """Draw the fields in ``columns`` columns, keyed ``prefix + name`` (call inside an ``st.form``)."""
+    slots = st.columns(columns)
+    for index, field in enumerate(fields):
+        key = prefix + field.name
+        hint = f"e.g. {field.example}" if field.example else None
+        with slots[index % columns]:
+            if field.kind == "text":
+                st.text_input(field.label, key=key, help=field.help, max_chars=200, placeholder=hint)
+            elif field.kind == "number":
+                st.number_input(
+                    field.label, value=field.default, step=1.0, format="%g", key=key, help=field.help, placeholder=hint
+                )
+            elif field.kind == "whole":
+                st.number_input(field.label, value=field.default, step=1, key=key, help=field.help, placeholder=hint)
+            elif field.kind == "flag":
+                st.checkbox(field.label, key=key, help=field.help)
+            else:
+                links = catalog.interconnects if field.kind == "interconnect" else catalog.networks
+                options = list(links)
+                st.selectbox(
+                    field.label,
+                    options,
+                    index=options.index(field.default) if field.default in options else 0,
+                    format_func=lambda link_id, links=links: links[link_id].name,
+                    key=key,
+                    help=field.help or None,
+                )

@@ -1,0 +1,236 @@
+"""Saved scenarios: keep up to four scenarios for the visit and show them side by side.
+
+A saved scenario is its :class:`model.Scenario` as a plain dict plus a label, kept in the
+session state (so it survives page switches); figures are recomputed when shown, never stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import streamlit as st
+
+from model import Catalog, Scenario, ScenarioError
+from model.compare import ScenarioFigures, scenario_figures
+from ui.format import bytes_gb, dollars, duration, milliseconds, per_second
+
+__all__ = [
+    "MAX_SAVED",
+    "SAVED_KEY",
+    "comparison_rows",
+    "figure_cells",
+    "remove_saved",
+    "render_save_form",
+    "render_saved",
+    "save_scenario",
+    "saved_csv",
+    "saved_json",
+    "saved_scenarios",
+    "scenario_label",
+]
+
+SAVED_KEY = "saved_scenarios"
+"""Session key of the list of saved scenarios: ``{"id", "label", "scenario"}`` dicts."""
+MAX_SAVED = 4
+"""Saving a fifth scenario drops the oldest."""
+_MESSAGE_KEY = "_saved_message"
+_LABEL_KEY = "save_label"
+_COUNTER_KEY = "_saved_counter"
+
+
+def saved_scenarios() -> list[dict[str, Any]]:
+    """Return this visit's saved scenarios, oldest first."""
+    return list(st.session_state.get(SAVED_KEY, []))
+
+
+def scenario_label(figures: ScenarioFigures) -> str:
+    """Name a scenario by what it runs: 'Llama 3.1 8B · 8 × NVIDIA H100 SXM5 80GB · bf16'."""
+    return f"{figures.model_name} · {figures.cards:,} × {figures.gpu_name.split(' (')[0]} · {figures.precision}"
+
+
+def save_scenario(scenario: Scenario, label: str) -> str:
+    """Keep ``scenario`` under ``label`` for the visit and say what happened.
+
+    The same scenario is not saved twice; a fifth one pushes out the oldest.
+    """
+    entries = saved_scenarios()
+    snapshot = scenario.to_dict()
+    for entry in entries:
+        if entry["scenario"] == snapshot:
+            return f"This scenario is already saved as “{entry['label']}”."
+    message = f"Saved “{label}”."
+    if len(entries) >= MAX_SAVED:
+        dropped = entries.pop(0)
+        message += f" At most {MAX_SAVED} are kept: dropped the oldest, “{dropped['label']}”."
+    number = st.session_state.get(_COUNTER_KEY, 0) + 1
+    st.session_state[_COUNTER_KEY] = number
+    entries.append({"id": number, "label": label, "scenario": snapshot})
+    st.session_state[SAVED_KEY] = entries
+    return message
+
+
+def remove_saved(entry_id: int) -> None:
+    """Forget the saved scenario with this id."""
+    st.session_state[SAVED_KEY] = [entry for entry in saved_scenarios() if entry["id"] != entry_id]
+
+
+def _figures(entry: dict[str, Any], catalog: Catalog) -> ScenarioFigures | str:
+    """Return the entry's figures, or why it cannot be estimated any more (a plain sentence)."""
+    try:
+        return scenario_figures(Scenario(**entry["scenario"]), catalog)
+    except (ScenarioError, TypeError) as error:
+        return f"This scenario cannot be estimated: {error}"
+
+
+def _fits(fits: bool) -> str:
+    return "fits" if fits else "does not fit"
+
+
+def _change(value: float | None, base: float | None) -> str:
+    """Return the change from the first saved scenario as ' (+25%)', or '' when it has no meaning."""
+    if value is None or base is None or base == 0 or value == base:
+        return ""
+    return f" ({value / base - 1:+.0%})"
+
+
+def figure_cells(figures: ScenarioFigures, base: ScenarioFigures | None = None) -> list[tuple[str, str]]:
+    """Return (figure, formatted value) pairs; with ``base``, each number says its change from it."""
+
+    def versus(name: str) -> str:
+        return _change(getattr(figures, name), getattr(base, name)) if base is not None else ""
+
+    return [
+        ("Model", figures.model_name),
+        ("GPU × cards", f"{figures.cards:,} × {figures.gpu_name.split(' (')[0]}"),
+        ("Precision", figures.precision),
+        ("Training time", duration(figures.training_time_s) + versus("training_time_s")),
+        ("Training cost", dollars(figures.training_cost_usd) + versus("training_cost_usd")),
+        (
+            "Memory per card, training",
+            f"{bytes_gb(figures.training_memory_per_gpu_bytes)}, {_fits(figures.training_fits)}",
+        ),
+        (
+            "Memory per card, serving (full load)",
+            f"{bytes_gb(figures.serving_memory_per_gpu_bytes)}, {_fits(figures.serving_fits)}",
+        ),
+        ("Time per token, one user", milliseconds(figures.tpot_s) + versus("tpot_s")),
+        ("Tokens/s at full load", per_second(figures.serving_tokens_per_s) + versus("serving_tokens_per_s")),
+        (
+            "$ per million output tokens",
+            dollars(figures.cost_per_million_output_tokens_usd) + versus("cost_per_million_output_tokens_usd"),
+        ),
+    ]
+
+
+def comparison_rows(labelled: list[tuple[str, ScenarioFigures | str]]) -> list[dict[str, str]]:
+    """Return the side-by-side table: one row per figure, one column per scenario (numbered labels).
+
+    The first scenario is the base: every other column says how far each number is from it.
+    A scenario that cannot be estimated shows its reason in the first row.
+    """
+    base = next((figures for _, figures in labelled if not isinstance(figures, str)), None)
+    columns: dict[str, dict[str, str]] = {}
+    for number, (label, figures) in enumerate(labelled, start=1):
+        name = f"{number} · {label}"
+        if isinstance(figures, str):
+            columns[name] = {"Model": figures}
+        else:
+            columns[name] = dict(figure_cells(figures, None if figures is base else base))
+    names = list(dict.fromkeys(figure for cells in columns.values() for figure in cells))
+    return [{"Figure": figure, **{name: cells.get(figure, "") for name, cells in columns.items()}} for figure in names]
+
+
+def _record(entry: dict[str, Any], figures: ScenarioFigures | str) -> dict[str, Any]:
+    record: dict[str, Any] = {"label": entry["label"]}
+    if isinstance(figures, str):
+        record["error"] = figures
+    else:
+        record.update(figures._asdict())
+    return record
+
+
+def saved_json(entries: list[dict[str, Any]], catalog: Catalog) -> str:
+    """Return the saved scenarios and their figures as JSON (SI units: bytes, seconds, dollars)."""
+    items = [{**_record(entry, _figures(entry, catalog)), "scenario": entry["scenario"]} for entry in entries]
+    return json.dumps(items, indent=2)
+
+
+def saved_csv(entries: list[dict[str, Any]], catalog: Catalog) -> str:
+    """Return one CSV row of figures per saved scenario (SI units; blank cells for missing values)."""
+    records = [_record(entry, _figures(entry, catalog)) for entry in entries]
+    names = list(dict.fromkeys(name for record in records for name in record))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return buffer.getvalue()
+
+
+def _save_from_form(scenario: Scenario, default_label: str) -> None:
+    label = str(st.session_state.get(_LABEL_KEY) or "").strip()[:80] or default_label
+    st.session_state[_MESSAGE_KEY] = save_scenario(scenario, label)
+
+
+def render_save_form(scenario: Scenario, catalog: Catalog) -> None:
+    """Draw a label field and the "Save this scenario" button (typing does not rerun the app)."""
+    figures = _figures({"scenario": scenario.to_dict()}, catalog)
+    default_label = scenario_label(figures) if not isinstance(figures, str) else "Scenario"
+    with st.form("save_scenario_form", border=False, clear_on_submit=True):
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left.text_input("Label (optional)", key=_LABEL_KEY, placeholder=default_label, max_chars=80)
+        right.form_submit_button(
+            "Save this scenario",
+            icon=":material/bookmark_add:",
+            on_click=_save_from_form,
+            args=(scenario, default_label),
+            width="stretch",
+        )
+    message = st.session_state.pop(_MESSAGE_KEY, None)
+    if message:
+        st.info(message, icon=":material/bookmark:")
+
+
+def render_saved(catalog: Catalog) -> None:
+    """Show the saved scenarios side by side, each with a remove button, and the downloads."""
+    entries = saved_scenarios()
+    if not entries:
+        st.caption(f"Nothing saved yet: save two to {MAX_SAVED} scenarios to see them side by side.")
+        return
+    if len(entries) == 1:
+        st.caption("Save another scenario (change the sidebar, then save) to compare them side by side.")
+    else:
+        st.caption("Changes in brackets are from scenario 1.")
+    labelled = [(entry["label"], _figures(entry, catalog)) for entry in entries]
+    st.table(comparison_rows(labelled), hide_index=True)
+    for number, (column, entry) in enumerate(zip(st.columns(MAX_SAVED), entries, strict=False), start=1):
+        column.button(
+            f"Remove {number}",
+            key=f"remove_saved_{entry['id']}",
+            help=f"Forget “{entry['label']}”.",
+            on_click=remove_saved,
+            args=(entry["id"],),
+            icon=":material/delete:",
+            width="stretch",
+        )
+    left, right, _ = st.columns([1, 1, 2])
+    left.download_button(
+        "Comparison (CSV)",
+        data=lambda: saved_csv(entries, catalog),
+        file_name="saved_scenarios.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+    )
+    right.download_button(
+        "Comparison (JSON)",
+        data=lambda: saved_json(entries, catalog),
+        file_name="saved_scenarios.json",
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+    )
