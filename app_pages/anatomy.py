@@ -1,6 +1,7 @@
 import streamlit as st
 
-from model.anatomy import chip_summary, generation_growth, generations, links, memory_hierarchy, read_times
+from model.anatomy import chip_summary, links, memory_hierarchy, read_times
+from model.generations import generation_growth, generations
 from ui import rows_anatomy as rows
 from ui.catalog import session_catalog
 from ui.charts import show_chart

@@ -1,6 +1,7 @@
 import streamlit as st
 
-from model.economics import OWN_LINKS, card_counts, cost_over_time, link_variants, scaling_with_cards
+from model.economics import cost_over_time
+from model.scaling import OWN_LINKS, card_counts, link_variants, scaling_with_cards
 from ui import rows_economics as rows
 from ui.catalog import session_catalog
 from ui.charts import show_chart

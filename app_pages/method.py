@@ -1,7 +1,7 @@
 import streamlit as st
 
-from model.method import assumptions
-from model.seeds import check_claims
+from model.assumptions import assumptions
+from model.seed_checks import check_claims
 from ui.catalog import session_catalog
 from ui.page import estimate_or_stop
 from ui.rows_method import (
@@ -20,6 +20,7 @@ scenario = current_scenario()
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 gpu_name = result.resolved.gpu.name.split(" (")[0]
 
+st.title("Method")
 st.markdown(
     "How every number on these pages is made: the formulas and their sources, what this scenario assumes, "
     "and the seed articles' claims set beside what the engine computes."

@@ -16,6 +16,7 @@ __all__ = [
     "GIB",
     "HOUR_S",
     "TERA",
+    "format_count",
     "parse_quantity",
 ]
 
@@ -51,3 +52,14 @@ def parse_quantity(text: str | float | int) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{text!r} is not a finite number")
     return value
+
+
+def format_count(value: float) -> str:
+    """Write a count with a T, B or M suffix to three significant figures (70e9 becomes ``70B``).
+
+    Counts under a million are written in full with thousands separators.
+    """
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if value >= scale:
+            return f"{value / scale:,.3g}{suffix}"
+    return f"{value:,.0f}"

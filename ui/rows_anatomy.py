@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.anatomy import ChipSummary, Generation, GenerationGrowth, Hierarchy, Links, ReadTime
+from model.anatomy import ChipSummary, Hierarchy, Links, ReadTime
+from model.generations import Generation, GenerationGrowth
 from ui.format import milliseconds
 
 __all__ = [

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from model.catalog import ApiPrice, Catalog
-from model.economics import CardScaling, CostOverTime, api_price
+from model.economics import CostOverTime, api_price
+from model.scaling import CardScaling
 from model.units import DAY_S
 from ui.controls import AUTO
 from ui.format import count, dollars, duration, percent

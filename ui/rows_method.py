@@ -9,8 +9,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from model.method import FORMULA_GROUPS, FORMULAS, Assumption, Formula
-from model.seeds import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SPEC_TOLERANCE, VERDICTS, ClaimCheck
+from model.assumptions import Assumption
+from model.method import FORMULA_GROUPS, FORMULAS, Formula
+from model.seed_checks import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SPEC_TOLERANCE
+from model.seeds import VERDICTS, ClaimCheck
 
 __all__ = [
     "VERDICT_LABELS",

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from model import Estimate
-from model.fit import KnobSweep, LoadPoint, largest_component
+from model.fit_sweeps import KnobSweep, LoadPoint, largest_component
 from model.memory import TrainingMemory
 from ui.controls import AUTO, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb, duration

@@ -1,4 +1,4 @@
-"""The memory hierarchy, the links and the generations table behind the GPU anatomy page."""
+"""The memory hierarchy, the chip summary and the links behind the GPU anatomy page."""
 
 import itertools
 import math
@@ -7,12 +7,9 @@ import pytest
 
 from model import Scenario, ScenarioError, default_catalog, parse_user_catalog
 from model.anatomy import (
-    GENERATION_IDS,
     HOST_MEMORY_PER_GPU_BYTES,
     SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM,
     chip_summary,
-    generation_growth,
-    generations,
     links,
     memory_hierarchy,
     read_times,
@@ -153,37 +150,6 @@ def test_a_chip_without_a_host_link_lists_only_scale_up_and_network():
         "scale-up",
         "network",
     ]
-
-
-def test_generations_run_from_v100_to_b200_in_year_order_with_catalog_figures():
-    rows = generations(CATALOG)
-    assert {row.gpu_id for row in rows} == set(GENERATION_IDS)
-    years = [row.year for row in rows]
-    assert years == sorted(years) and rows[0].gpu_id == "v100-sxm-32gb" and rows[-1].gpu_id == "b200"
-    for row in rows:
-        gpu = CATALOG.gpus[row.gpu_id]
-        assert row.memory_bytes == gpu.memory_bytes
-        assert row.memory_bandwidth_bytes_per_s == gpu.memory_bandwidth_bytes_per_s
-        assert row.dense_flops_per_s == gpu.dense_flops_per_s[row.flops_format]
-    assert rows[0].flops_format == "fp16"  # Volta has no bf16 tensor cores
-
-
-def test_the_seed_table_is_right_up_to_h200_and_off_for_b100_and_b200_memory():
-    # gpu_specs_notes.md sec. 4: V100/A100/H100/H200 right; B100 is 1,750 dense (< 2000); NVIDIA now
-    # lists 180 GB for HGX B200, not the 192 GB of the 2024 announcement.
-    rows = {row.gpu_id: row for row in generations(CATALOG)}
-    for gpu_id in ("v100-sxm-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200"):
-        assert rows[gpu_id].year_matches and rows[gpu_id].memory_matches and rows[gpu_id].flops_matches
-    assert not rows["b100"].flops_matches and rows["b100"].memory_matches
-    assert not rows["b200"].memory_matches and rows["b200"].flops_matches
-
-
-def test_compute_outgrew_memory_from_v100_to_b200_as_the_seed_says():
-    growth = generation_growth(generations(CATALOG))
-    assert growth is not None and (growth.first, growth.last) == ("V100", "B200")
-    assert growth.flops_ratio == pytest.approx(2250 / 125)
-    assert growth.flops_ratio > growth.bandwidth_ratio > growth.memory_ratio > 1
-    assert next(step[:2] for step in growth.steps) == ("V100", "A100 80GB")
 
 
 def test_the_ridge_point_is_peak_over_bandwidth_and_doubles_in_fp8():

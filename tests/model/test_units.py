@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from model.units import GB, GIB, parse_quantity
+from model.units import GB, GIB, format_count, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,10 @@ def test_parse_quantity_refuses_booleans_and_non_finite_floats():
 def test_gigabyte_is_decimal_and_gibibyte_binary():
     assert GB == 1e9
     assert GIB == 1073741824
+
+
+def test_format_count_writes_three_figures_with_a_t_b_or_m_suffix():
+    assert format_count(15e12) == "15T"
+    assert format_count(70.6e9) == "70.6B"
+    assert format_count(500e6) == "500M"
+    assert format_count(12_345) == "12,345"

@@ -2,7 +2,8 @@
 
 from model import Scenario
 from model.catalog import default_catalog
-from model.economics import SETUP_LABELS, card_counts, cost_over_time, link_variants, scaling_with_cards
+from model.economics import cost_over_time
+from model.scaling import SETUP_LABELS, card_counts, link_variants, scaling_with_cards
 from ui.charts import _fill, _template
 from ui.charts.economics import cost_over_time_chart, scaling_time_chart, step_share_chart
 from ui.rows_economics import (

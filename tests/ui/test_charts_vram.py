@@ -3,7 +3,7 @@
 import math
 
 from model import Scenario
-from model.fit import LoadPoint, recompute_sweep, zero_stage_sweep
+from model.fit_sweeps import LoadPoint, recompute_sweep, zero_stage_sweep
 from model.memory import InferenceMemory
 from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.charts.vram import knob_memory_chart, load_memory_chart

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from model.economics import SETUP_LABELS
+from model.scaling import SETUP_LABELS
 from ui.charts import ChartData, data_of
 from ui.rows_economics import COST_SERIES, IDEAL_SETUP, STEP_PARTS
 

@@ -1,0 +1,140 @@
+"""The result of one estimate: training and inference figures, their ranges and the inputs used.
+
+:func:`model.estimate.estimate` builds these immutable named tuples; :meth:`Estimate.to_dict`
+turns one into plain dicts for JSON. ``model.estimate`` (and ``model``) re-export every name
+here, so ``from model.estimate import Estimate`` keeps working.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from model.inference import DecodeStep
+from model.memory import InferenceMemory, Layout, TrainingMemory
+from model.scenario import SCENARIO_FIELDS, Resolved
+from model.training import StepTime
+
+__all__ = ["Estimate", "InferenceEstimate", "Range", "TrainingEstimate"]
+
+
+class Range(NamedTuple):
+    """The low and high ends of a figure across the efficiency range."""
+
+    low: float
+    high: float
+
+
+class TrainingEstimate(NamedTuple):
+    """Training the scenario's model on the scenario's cards (memory figures per card)."""
+
+    total_flops: float
+    time_s: float
+    gpu_hours: float
+    cost_usd: float | None
+    energy_kwh: float | None
+    tokens_per_s_per_gpu: float
+    mfu: float
+    memory_per_gpu: TrainingMemory
+    fits: bool
+    parallelism: Layout
+    recompute: str
+    tokens: float
+    seq_len: int
+    global_batch: int
+    micro_batch: int
+    microbatches: int
+    steps: float
+    step: StepTime
+    compute_precision: str
+    regime: str
+
+
+class InferenceEstimate(NamedTuple):
+    """Serving the scenario's model; throughput counts every replica, memory is per card."""
+
+    memory_per_gpu: InferenceMemory
+    fits: bool
+    max_batch: int
+    batch: int
+    ttft_s: float
+    tpot_s: float
+    tpot_roofline_s: float
+    decode_step_s: float
+    decode_tokens_per_s: float
+    decode_tokens_per_s_per_user: float
+    prefill_tokens_per_s: float
+    bound: str
+    cost_per_million_output_tokens_usd: float | None
+    tp: int
+    pp: int
+    dp: int
+    decode: DecodeStep
+    compute_precision: str
+
+
+class Estimate(NamedTuple):
+    """The result of :func:`estimate`: immutable, with ``to_dict`` for JSON."""
+
+    resolved: Resolved
+    training: TrainingEstimate
+    inference: InferenceEstimate
+    ranges: dict[str, Range]
+    warnings: tuple[str, ...]
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The scenario with every default filled in (built on demand: estimates stay cheap)."""
+        r, scenario = self.resolved, self.resolved.scenario
+        arch = r.arch
+        inputs = {name: getattr(scenario, name) for name in SCENARIO_FIELDS}
+        inputs.update(
+            model_name=r.model_name,
+            params=arch.stats.total_params,
+            active_params=arch.stats.active_params,
+            architecture={
+                "layers": arch.layers,
+                "hidden": arch.hidden,
+                "heads": arch.heads,
+                "kv_heads": arch.kv_heads,
+                "head_dim": arch.effective_head_dim,
+                "ffn": arch.ffn,
+                "vocab": arch.vocab,
+                "experts": arch.experts,
+                "active_experts": arch.active_experts,
+                "attention": arch.attention,
+                "tied_embeddings": arch.tied_embeddings,
+                "max_context": arch.max_context,
+            },
+            gpu_name=r.gpu.name,
+            gpus_per_node=r.gpus_per_node,
+            interconnect=r.scale_up.id,
+            network=r.network.id,
+            kv_precision=r.kv_precision,
+            tokens=r.tokens,
+            seq_len=r.seq_len,
+            global_batch=self.training.global_batch,
+            recompute=self.training.recompute,
+            batch=self.inference.batch,
+            price_per_gpu_hour=r.price_per_gpu_hour,
+        )
+        return inputs
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return plain nested dicts and numbers (bytes, seconds, FLOPs, dollars, kWh)."""
+        training = _plain(self.training)
+        training["parallelism"] = dict(self.training.parallelism._asdict())
+        inference = _plain(self.inference)
+        inference["parallelism"] = {"tp": self.inference.tp, "pp": self.inference.pp, "dp": self.inference.dp}
+        return {
+            "inputs": self.inputs,
+            "training": training,
+            "inference": inference,
+            "ranges": {name: {"low": r.low, "high": r.high} for name, r in self.ranges.items()},
+            "warnings": list(self.warnings),
+        }
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    return value
