@@ -6,6 +6,7 @@ from ui import rows_anatomy as rows
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.anatomy import generations_chart, hierarchy_chart, links_chart
+from ui.controls import ANATOMY_VIEWS
 from ui.format import bytes_gb
 from ui.page import estimate_or_stop
 from ui.sidebar import current_scenario
@@ -26,8 +27,11 @@ metrics = rows.chip_metrics(chip_summary(gpu, scenario.precision))
 for column, (label, value, help_text) in zip([*st.columns(3), *st.columns(3)], metrics, strict=True):
     column.metric(label, value, border=True, help=help_text)
 
-memory_tab, links_tab, generations_tab = st.tabs(["Memory hierarchy", "Links", "Generations: V100 → B200"])
-with memory_tab:
+_LABELS = {"hierarchy": "Memory hierarchy", "links": "Links", "generations": "Generations: V100 → B200"}
+view = st.segmented_control(
+    "Section", ANATOMY_VIEWS, format_func=_LABELS.get, key="anatomy_view", required=True, persist_state="session"
+)
+if view == "hierarchy":
     st.markdown(
         "**Capacity against bandwidth**, fastest level first: the seed's picture is a line falling to the right."
     )
@@ -43,14 +47,12 @@ with memory_tab:
         for level in hierarchy.levels:
             if level.source:
                 st.markdown(f"- **{level.name}**: {level.source}")
-
-with links_tab:
+elif view == "links":
     st.markdown(rows.links_takeaway(connections))
     show_chart(links_chart, bars=rows.link_bars(connections))
     st.caption("Per GPU and per direction, what a ring collective can use; vendors quote both directions added.")
     st.dataframe(rows.link_table(connections), hide_index=True)
-
-with generations_tab:
+else:
     st.markdown(rows.generations_takeaway(generation_growth(lineup)))
     show_chart(generations_chart, lines=rows.generation_lines(lineup), seed=rows.generation_seed_points(lineup))
     st.caption(

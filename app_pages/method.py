@@ -3,14 +3,14 @@ import streamlit as st
 from model.assumptions import assumptions
 from model.seed_checks import check_claims
 from ui.catalog import session_catalog
+from ui.controls import METHOD_VIEWS
 from ui.page import estimate_or_stop
 from ui.rows_method import (
     assumption_rows,
     claims_by_topic,
     claims_takeaway,
-    formula_heading,
-    formula_source,
     formulas_by_group,
+    group_markdown,
     verdict_rule,
 )
 from ui.sidebar import current_scenario
@@ -25,20 +25,21 @@ st.markdown(
     "How every number on these pages is made: the formulas and their sources, what this scenario assumes, "
     "and the seed articles' claims set beside what the engine computes."
 )
-formulas_tab, assumptions_tab, seeds_tab = st.tabs(
-    [":material/function: Formulas", ":material/tune: Assumptions in force", ":material/fact_check: Seed claims"]
+_LABELS = {
+    "assumptions": ":material/tune: Assumptions in force",
+    "formulas": ":material/function: Formulas",
+    "claims": ":material/fact_check: Seed claims",
+}
+view = st.segmented_control(
+    "Section", METHOD_VIEWS, format_func=_LABELS.get, key="method_view", required=True, persist_state="session"
 )
 
-with formulas_tab:
+if view == "formulas":
     st.caption("Each formula as the engine computes it, with its source and the function that holds it.")
     for index, (group, formulas) in enumerate(formulas_by_group()):
         with st.expander(f"{group} ({len(formulas)})", expanded=index == 0):
-            for formula in formulas:
-                st.markdown(formula_heading(formula))
-                st.latex(formula.latex)
-                st.caption(formula_source(formula))
-
-with assumptions_tab:
+            st.markdown(group_markdown(formulas))
+elif view == "assumptions":
     st.caption(
         f"What the estimate of {result.resolved.model_name} on {scenario.cards:,} × {gpu_name} uses. "
         "Change the sidebar and this table follows."
@@ -49,8 +50,7 @@ with assumptions_tab:
     st.table(assumption_rows(in_force, "range"), hide_index=True)
     with st.expander("Efficiency factors (the expected set, the same for every scenario)"):
         st.table(assumption_rows(in_force, "efficiency"), hide_index=True)
-
-with seeds_tab:
+else:
     checks = check_claims(catalog)
     st.markdown(claims_takeaway(checks))
     for topic, rows in claims_by_topic(checks):

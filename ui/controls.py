@@ -18,10 +18,12 @@ from model.precision import PRECISIONS
 from model.units import parse_quantity
 
 __all__ = [
+    "ANATOMY_VIEWS",
     "AUTO",
     "CARD_STEPS",
     "CONTROLS",
     "CUSTOM",
+    "METHOD_VIEWS",
     "PARAM_STEPS_B",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
@@ -53,6 +55,8 @@ CARD_STEPS: tuple[int, ...] = (
 ZERO_OPTIONS: tuple[str, ...] = (AUTO, "0", "1", "2", "3")
 TP_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32", "64")
 RECOMPUTE_OPTIONS: tuple[str, ...] = (AUTO, "none", "selective", "full")
+METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
+ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 
 
 def format_params(billions: float) -> str:
@@ -186,6 +190,9 @@ _ALL = (
     Control("seq", "Training sequence length", 4096, _integer(128, 1_000_000)),
     # Tokens per second.
     Control("target", "Latency target (ms per token)", 50.0, _number(1, 10_000), _big_number),
+    # Sections of the Method and GPU anatomy pages (one is drawn at a time).
+    Control("method_view", "Method section", "assumptions", _choice(lambda: METHOD_VIEWS)),
+    Control("anatomy_view", "Anatomy section", "hierarchy", _choice(lambda: ANATOMY_VIEWS)),
 )
 CONTROLS: dict[str, Control] = {control.key: control for control in _ALL}
 

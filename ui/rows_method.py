@@ -23,6 +23,7 @@ __all__ = [
     "formula_heading",
     "formula_source",
     "formulas_by_group",
+    "group_markdown",
     "verdict_rule",
 ]
 
@@ -52,6 +53,15 @@ def formula_heading(formula: Formula) -> str:
 def formula_source(formula: Formula) -> str:
     """Return the caption below a formula: its source and the code that computes it."""
     return f"Source: {_plain_markdown(formula.source)}. Code: `{formula.code}`"
+
+
+def group_markdown(formulas: Iterable[Formula]) -> str:
+    """Return one Markdown block for a group of formulas: heading, display equation, source.
+
+    One element per group instead of three per formula keeps the page's reruns light.
+    """
+    parts = [f"{formula_heading(f)}\n\n$$\n{f.latex}\n$$\n\n*{formula_source(f)}*" for f in formulas]
+    return "\n\n---\n\n".join(parts)
 
 
 def assumption_rows(items: Iterable[Assumption], kind: str = "scenario") -> list[dict[str, Any]]:

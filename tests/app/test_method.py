@@ -12,15 +12,24 @@ def _assumptions(at) -> dict[str, str]:
     return dict(zip(table["Assumption"], table["Value"], strict=True))
 
 
-def test_method_page_renders_formulas_assumptions_and_seed_claims():
+def test_method_page_shows_assumptions_first_then_formulas_and_seed_claims_on_demand():
     at = open_page("method")
-    assert [tab.label.split(" ", 1)[1] for tab in at.tabs] == ["Formulas", "Assumptions in force", "Seed claims"]
-    assert len(at.latex) == len(FORMULAS)
+    assert at.segmented_control(key="method_view").value == "assumptions"
     assert "Compute precision" in _assumptions(at)
-    claims = [table.value for table in at.table[3:]]  # scenario, range and efficiency tables come first
+    assert any("calibration" in info.value for info in at.info)
+    at.segmented_control(key="method_view").set_value("formulas").run()
+    equations = sum(block.value.count("$$") // 2 for block in at.markdown)
+    assert equations == len(FORMULAS)
+    at.segmented_control(key="method_view").set_value("claims").run()
+    claims = [table.value for table in at.table]
     assert sum(len(table) for table in claims) == len(SEED_CLAIMS)
     assert {verdict for table in claims for verdict in table["Verdict"]} <= set(VERDICT_LABELS.values())
-    assert any("calibration" in info.value for info in at.info)
+
+
+def test_a_shared_link_opens_the_method_section_it_names():
+    at = open_page("method", method_view="claims")
+    assert at.segmented_control(key="method_view").value == "claims"
+    assert len(at.table) >= 5
 
 
 @pytest.mark.parametrize(
