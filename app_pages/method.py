@@ -7,6 +7,7 @@ from ui.controls import METHOD_VIEWS
 from ui.page import estimate_or_stop
 from ui.rows_method import (
     assumption_rows,
+    claim_rows,
     claims_by_topic,
     claims_takeaway,
     formulas_by_group,
@@ -14,6 +15,7 @@ from ui.rows_method import (
     verdict_rule,
 )
 from ui.sidebar import current_scenario
+from ui.tables import csv_button
 
 catalog = session_catalog()
 scenario = current_scenario()
@@ -50,6 +52,16 @@ elif view == "assumptions":
     st.table(assumption_rows(in_force, "range"), hide_index=True)
     with st.expander("Efficiency factors (the expected set, the same for every scenario)"):
         st.table(assumption_rows(in_force, "efficiency"), hide_index=True)
+    csv_button(
+        "Assumptions (CSV)",
+        lambda: [
+            *assumption_rows(in_force),
+            *assumption_rows(in_force, "range"),
+            *assumption_rows(in_force, "efficiency"),
+        ],
+        "assumptions.csv",
+        key="assumptions_csv",
+    )
 else:
     checks = check_claims(catalog)
     st.markdown(claims_takeaway(checks))
@@ -57,6 +69,7 @@ else:
         st.markdown(f"**{topic}**")
         st.table(rows, hide_index=True)
     st.caption(verdict_rule())
+    csv_button("Seed claims (CSV)", lambda: claim_rows(checks), "seed-claims.csv", key="claims_csv")
 
 st.info(
     "Measured accuracy against published training and serving runs, and a Validation page, arrive with the "

@@ -6,8 +6,6 @@ Missing figures stay ``None`` (a blank cell), never zero: a GPU without a price 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -17,6 +15,7 @@ from model import Scenario
 from model.compare import GpuComparison
 from model.units import DAY_S, GB, TERA
 from ui.format import count, dollars, per_second, percent
+from ui.tables import rows_to_csv
 
 __all__ = [
     "FILTERS",
@@ -114,13 +113,7 @@ def gpu_table_columns(cards: int) -> dict[str, Any]:
 
 def comparison_csv(rows: Sequence[dict[str, Any]]) -> str:
     """Return the table rows as CSV text (blank cells for missing figures)."""
-    if not rows:
-        return ""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return rows_to_csv(rows)
 
 
 def cards_text(cards: int) -> str:

@@ -6,8 +6,6 @@ session state (so it survives page switches); figures are recomputed when shown,
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -16,6 +14,7 @@ import streamlit as st
 from model import Catalog, Scenario, ScenarioError
 from model.compare import ScenarioFigures, scenario_figures
 from ui.format import bytes_gb, dollars, duration, milliseconds, per_second
+from ui.tables import rows_to_csv
 
 __all__ = [
     "MAX_SAVED",
@@ -160,13 +159,7 @@ def saved_json(entries: list[dict[str, Any]], catalog: Catalog) -> str:
 
 def saved_csv(entries: list[dict[str, Any]], catalog: Catalog) -> str:
     """Return one CSV row of figures per saved scenario (SI units; blank cells for missing values)."""
-    records = [_record(entry, _figures(entry, catalog)) for entry in entries]
-    names = list(dict.fromkeys(name for record in records for name in record))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(records)
-    return buffer.getvalue()
+    return rows_to_csv([_record(entry, _figures(entry, catalog)) for entry in entries])
 
 
 def _save_from_form(scenario: Scenario, default_label: str) -> None:
