@@ -110,7 +110,7 @@ class Architecture:
         """Per-head width, defaulting to hidden / heads."""
         return self.head_dim or self.hidden // self.heads
 
-    def with_overrides(self, **changes: int | None) -> Architecture:
+    def with_overrides(self, **changes: Any) -> Architecture:
         """Return a copy with some shape fields replaced (None values are ignored)."""
         given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
         return replace(self, **given) if given else self

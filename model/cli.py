@@ -1,4 +1,4 @@
-"""The command line: ``python -m model estimate ...`` and ``python -m model list ...``.
+"""The command line: ``python -m model estimate ...``, ``list ...`` and ``validate``.
 
 Bad input exits with status 2 and one line naming the flag, the value and what is allowed;
 never a traceback. Numbers accept 7e9, 7B, 2T, 1.5k.
@@ -101,6 +101,10 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         ("active-experts", 100_000),
     ):
         model.add_argument(f"--{flag}", type=_whole(f"a {flag} count", 1, limit), metavar="N")
+    model.add_argument("--mlp", choices=("gated", "plain"), help="SwiGLU (3 matrices) or GELU (2)")
+    model.add_argument(
+        "--tied-embeddings", choices=("true", "false"), help="whether the LM head shares the input embedding"
+    )
     hw = p.add_argument_group("hardware")
     hw.add_argument("--gpu", metavar="ID", help="a GPU id (python -m model list gpus)")
     hw.add_argument("--cards", type=_whole("a card count", 1, 1_000_000), metavar="N")
@@ -119,6 +123,7 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     for flag in ("tp", "pp", "dp", "ep"):
         tr.add_argument(f"--{flag}", type=_whole(f"a {flag} degree", 1, 1_000_000), metavar="N")
     tr.add_argument("--zero", type=int, choices=(0, 1, 2, 3), metavar="0-3")
+    tr.add_argument("--vp", type=_whole("interleaved stages per pipeline rank", 1, 1024), metavar="N")
     tr.add_argument("--recompute", choices=RECOMPUTE_MODES, metavar="|".join(RECOMPUTE_MODES))
     tr.add_argument("--optimizer", choices=OPTIMIZERS, metavar="|".join(OPTIMIZERS))
     tr.add_argument("--finetune", choices=FINETUNE_MODES, metavar="|".join(FINETUNE_MODES))
@@ -135,6 +140,8 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
 
 
 _FIELDS = (
+    "mlp",
+    "vp",
     "model",
     "params",
     "layers",
@@ -179,6 +186,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     given: dict[str, Any] = {name: getattr(args, name) for name in _FIELDS if getattr(args, name, None) is not None}
     if args.params is not None or (args.layers is not None and args.hidden is not None and args.model is None):
         given.setdefault("model", None)
+    if args.tied_embeddings is not None:
+        given["tied_embeddings"] = args.tied_embeddings == "true"
     if args.no_master_weights:
         given["master_weights"] = False
     if args.no_flash_attention:
@@ -295,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     lister.add_argument("kind", choices=_LISTS, metavar="|".join(_LISTS))
     lister.add_argument("--catalog", metavar="FILE")
     lister.add_argument("--json", action="store_true")
+    validator = commands.add_parser("validate", help="compare the engine with published measurements")
+    validator.add_argument("--json", action="store_true")
     return parser
 
 
@@ -309,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             print(_list(args.kind, catalog, args.json))
             return 0
+        if args.command == "validate":
+            from model.validate import run_validation  # only this command needs the reference data
+
+            return run_validation(as_json=args.json)
         result = estimate(scenario_from_args(args), catalog)
     except ScenarioError as error:
         flag = "--" + error.field.replace("_", "-")

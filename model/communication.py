@@ -8,6 +8,7 @@ Groups are laid out as Megatron-LM does (order tp, dp, pp: tensor parallelism in
 A group that spans nodes with k members in each node runs k rings at once, one per NIC
 (rail-optimised clusters put one NIC per GPU), so its bandwidth per GPU is
 min(scale-up bandwidth, k x NIC bandwidth) and each inter-node hop adds the network latency.
+An all-to-all gains nothing from the rails: each GPU's off-node traffic leaves by its own NIC.
 """
 
 from __future__ import annotations
@@ -33,8 +34,13 @@ class GroupPath(NamedTuple):
     """The bandwidth and latency one GPU of a collective group sees."""
 
     bandwidth_bytes_per_s: float
+    """Per GPU for ring collectives (all-reduce, all-gather, reduce-scatter)."""
     latency_s: float
     crosses_nodes: bool
+    exchange_bandwidth_bytes_per_s: float = 0.0
+    """Per GPU for an all-to-all: each GPU sends its off-node share through its own NIC, so
+    rails do not add up as they do for rings (DeepSeek-V3 sec. 3.2.2: IB 50 GB/s vs NVLink 160 GB/s
+    is why it caps each token's experts at 4 nodes). 0 means the ring bandwidth."""
 
 
 def _share(measured: float | None, default: float, expected_default: float) -> float:
@@ -61,7 +67,9 @@ def group_path(
     )
     bandwidth = min(up, members_per_node * nic) if members_per_node > 1 else min(up, nic)
     latency = scale_up.latency_s + network.latency_s * max(1.0, math.log2(nodes))
-    return GroupPath(bandwidth, latency, True)
+    off_node = (size - min(members_per_node, size)) / size
+    exchange = min(up, nic / off_node) if off_node > 0 else up
+    return GroupPath(bandwidth, latency, True, exchange)
 
 
 def all_reduce_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
@@ -80,7 +88,10 @@ def all_gather_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
 
 def all_to_all_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
     """Return the seconds of one all-to-all in which each GPU holds ``buffer_bytes``."""
-    return all_gather_time(buffer_bytes, size, path)
+    if size <= 1 or buffer_bytes <= 0:
+        return 0.0
+    bandwidth = path.exchange_bandwidth_bytes_per_s or path.bandwidth_bytes_per_s
+    return path.latency_s + (size - 1) / size * buffer_bytes / bandwidth
 
 
 def p2p_time(message_bytes: float, path: GroupPath) -> float:

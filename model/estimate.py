@@ -118,8 +118,11 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
     price = r.price_per_gpu_hour
     costs = [h * price if price is not None else None for h in gpu_hours]
     energies = [h * gpu.tdp_w / 1000.0 if gpu.tdp_w else None for h in gpu_hours]
-    mfus = [model_flops / (t * used * peak) for t in times]
-    rates = [r.tokens / t / s.cards for t in times]
+    # Throughput and MFU are steady-state step figures, as benchmarks and papers report them;
+    # wall time and GPU-hours add what a whole run loses (failures, checkpoints, stalls).
+    step_seconds = [step.total * work.steps for step in steps]
+    mfus = [model_flops / (t * used * peak) for t in step_seconds]
+    rates = [r.tokens / t / used for t in step_seconds]
     result = TrainingEstimate(
         total_flops=work.hardware_flops_per_token * r.tokens,
         time_s=time_s,

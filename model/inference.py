@@ -1,11 +1,13 @@
 """Serving speed: prefill (time to first token), decode (time per output token), loaded throughput.
 
-Decode step (per pipeline stage): the bytes read, every weight matrix touched once (all experts
-a batch routes to, E x (1 - (1 - k/E)^tokens)) plus each sequence's KV cache at its mean
-context (the cache grows from the prompt to prompt + output), over achievable bandwidth; or the
-products' FLOPs over achievable compute, whichever is longer (the roofline, Williams et al.
-2009; the seeds' "time per token = bytes of weights / memory bandwidth" is its batch-1 ideal);
-plus per-layer launch overhead and two tensor-parallel all-reduces per layer (Megatron).
+Decode step (per pipeline stage), a sum over the kernels a step runs, each at its own roofline
+(Williams et al. 2009): the matrix products read every weight matrix once (all experts a batch
+routes to, E x (1 - (1 - k/E)^tokens)) or do their FLOPs, whichever takes longer; the attention
+kernel then streams each sequence's KV cache at its mean context (the cache grows from the prompt
+to prompt + output) — a separate kernel, so its time adds rather than hiding under the products';
+the element-wise kernels (norms, residual adds, rotary, the MLP's activation) read and write the
+activations; plus per-layer launch overhead and two tensor-parallel all-reduces per layer
+(Megatron). The seeds' "time per token = bytes of weights / memory bandwidth" is the batch-1 ideal.
 Prefill: 2 N FLOPs per prompt token plus causal attention, at the products' efficiency.
 Under continuous batching a replica also prefills arriving requests, so its output rate is
 output tokens over prefill plus decode time (Sarathi-Serve, Agrawal et al. 2024, sec. 2).
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Literal, NamedTuple
 
-from model.architecture import expected_experts_touched
+from model.architecture import Architecture, expected_experts_touched
 from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
 from model.efficiency import Efficiencies, matmul_efficiency
 from model.hardware import achievable_bandwidth
@@ -30,6 +32,7 @@ __all__ = [
     "ServingContext",
     "ServingRates",
     "decode_step",
+    "elementwise_bytes_per_token",
     "ideal_decode_step",
     "loaded_serving",
     "prefill_time",
@@ -47,6 +50,8 @@ class ServingContext(NamedTuple):
     """One routed expert of one layer."""
     kv_bytes_mean: float
     """One sequence's KV cache per card at the mean decode context."""
+    elementwise_bytes: float
+    """Activation bytes the element-wise kernels move per token on one card, all its layers."""
     compute_key: str
     peak_flops: float
     ceiling_share: float | None
@@ -81,12 +86,29 @@ def serving_context(
         dense_weight_bytes=dense_bytes,
         expert_bytes=stats.expert_params * weight_size,
         kv_bytes_mean=kv_bytes_per_sequence(arch, context, r.kv_precision, tp, pp),
+        elementwise_bytes=elementwise_bytes_per_token(arch, tp) * arch.layers / pp,
         compute_key=compute_key,
         peak_flops=peak,
         ceiling_share=ceiling_share,
         tp=tp,
         pp=pp,
     )
+
+
+def elementwise_bytes_per_token(arch: Architecture, tp: int) -> float:
+    """Bytes the element-wise kernels of one layer read and write per token on one card, serving.
+
+    Counted per tensor with 16-bit activations and the fusions serving engines ship (vLLM's and
+    TensorRT-LLM's fused residual-add + RMSNorm): each of the two norms reads the input and the
+    residual and writes both (4 x hidden), replicated on every tensor-parallel rank; rotary
+    rewrites the queries and keys, and a gated MLP's activation reads two ffn-wide tensors and
+    writes one (a plain MLP reads and writes one), both split across ranks.
+    """
+    head_dim = arch.effective_head_dim
+    rotary = 2.0 * (arch.heads + arch.kv_heads) * head_dim
+    width = (arch.active_experts + arch.shared_experts) * arch.expert_ffn if arch.is_moe else arch.ffn
+    mlp = (3.0 if arch.mlp == "gated" else 2.0) * width
+    return 2.0 * (8.0 * arch.hidden + (rotary + mlp) / tp)
 
 
 def _weights_read(r: Resolved, ctx: ServingContext, tokens: float) -> float:
@@ -104,6 +126,8 @@ class ServingRates(NamedTuple):
 
     weight_bandwidth: float
     kv_bandwidth: float
+    activation_bandwidth: float
+    """Streaming bandwidth of 16-bit activations (element-wise kernels)."""
     decode_flops_per_s: float
     """The products' rate at the precision's ceiling (no tile-size penalty)."""
     half_work_flops: float
@@ -125,7 +149,8 @@ def serving_rates(r: Resolved, ctx: ServingContext, eff: Efficiencies) -> Servin
     ceiling = matmul_efficiency(eff, ctx.compute_key, math.inf, ctx.ceiling_share)
     return ServingRates(
         weight_bandwidth=achievable_bandwidth(gpu, eff, r.precision),
-        kv_bandwidth=achievable_bandwidth(gpu, eff),
+        kv_bandwidth=achievable_bandwidth(gpu, eff) * eff.kv_read_bandwidth,
+        activation_bandwidth=achievable_bandwidth(gpu, eff),
         decode_flops_per_s=ctx.peak_flops * ceiling,
         half_work_flops=eff.matmul_half_work_flops.get(ctx.compute_key, 2e10),
         core_flops_per_s=core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul,
@@ -151,15 +176,19 @@ def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRa
     """Return one decode step's time for ``batch`` concurrent sequences on one replica."""
     arch, eff = r.arch, rates.eff
     micro = max(batch / ctx.pp, 1e-9)  # the batch is split into pp micro-batches in flight
-    weights = _weights_read(r, ctx, micro)
-    memory = weights / rates.weight_bandwidth + micro * ctx.kv_bytes_mean / rates.kv_bandwidth
+    weights = _weights_read(r, ctx, micro) / rates.weight_bandwidth
+    kv = micro * ctx.kv_bytes_mean / rates.kv_bandwidth
+    memory = weights + kv  # the roofline's memory side: what sets the bound and the knee
     compute = 2.0 * arch.stats.matmul_params_active * micro / (ctx.tp * ctx.pp) / rates.decode_flops_per_s
     layers = arch.layers / ctx.pp
-    overhead = layers * eff.decode_layer_overhead_s
+    # Launches and the element-wise kernels: time off the roofline, paid at every batch.
+    overhead = layers * eff.decode_layer_overhead_s + micro * ctx.elementwise_bytes / rates.activation_bandwidth
     communication = 0.0
     if ctx.tp > 1:
         communication = 2.0 * layers * all_reduce_time(micro * arch.hidden * 2.0, ctx.tp, rates.tp_path)
-    stage = max(memory, compute) + overhead + communication
+    # The products hide their weight reads under their FLOPs (or the reverse); the attention
+    # kernel runs after them, so its KV stream adds.
+    stage = max(weights, compute) + kv + overhead + communication
     transfer = 0.0
     if ctx.pp > 1:
         transfer = (ctx.pp - 1) * p2p_time(micro * arch.hidden * 2.0, rates.pp_path)
@@ -192,13 +221,14 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
     products /= rates.decode_flops_per_s
     compute = products + attention / rates.core_flops_per_s
     memory = _weights_read(r, ctx, tokens) / rates.weight_bandwidth
+    elementwise = tokens * ctx.elementwise_bytes / rates.activation_bandwidth
     layers = arch.layers / ctx.pp
     communication = 0.0
     if ctx.tp > 1:
         message = tokens * arch.hidden * 2.0
         exposed = 1.0 - eff.tp_overlap
         communication = 2.0 * layers * all_reduce_time(message, ctx.tp, rates.tp_path) * exposed
-    return max(compute, memory) + layers * eff.decode_layer_overhead_s + communication
+    return max(compute, memory) + elementwise + layers * eff.decode_layer_overhead_s + communication
 
 
 def prefill_time(r: Resolved, ctx: ServingContext, prompts: float, rates: ServingRates) -> float:

@@ -4,9 +4,10 @@ Training: model-parallel sizes tp x pp are tried from the smallest up, tensor pa
 filling a node before pipeline stages cross nodes (Narayanan et al. 2021, sec. 3.3: "tensor
 model parallelism should generally be used up to degree g when using g-GPU servers"); within a
 layout the lowest ZeRO stage that fits is taken, starting at stage 1 (it costs no more traffic
-than plain data parallelism). Selective recomputation is tried across every layout before
-full recomputation. Inference: the smallest tensor-parallel group (then pipeline stages) whose
-weights and one sequence's KV cache fit. A value the user fixes is kept as given.
+than plain data parallelism), and no more replicas are used than the global batch has
+micro-batches for (more cards add model parallelism instead). Selective recomputation is tried
+across every layout before full recomputation. Inference: the smallest tensor-parallel group
+(then pipeline stages) whose weights and one sequence's KV cache fit. A value the user fixes is kept as given.
 """
 
 from __future__ import annotations
@@ -75,14 +76,19 @@ def _model_parallel_candidates(
     return tuple(pairs) or ((tp or 1, pp or 1),)
 
 
-def _expert_parallel(arch: Architecture, dp: int, tp: int, gpus_per_node: int, ep: int | None) -> int:
+def _expert_parallel(arch: Architecture, dp: int, ep: int | None) -> int:
+    """Spread the routed experts over the data-parallel ranks, at most one expert group per card.
+
+    Expert parallelism is carved out of data parallelism (Megatron-Core MoE; DeepSeek-V3 runs
+    EP 64 across 8 nodes, Liu et al. 2024 sec. 3.2): sharding the experts wider costs all-to-all
+    traffic over the network but saves their memory and their gradient reduction.
+    """
     if ep:
         return ep
     if not arch.is_moe:
         return 1
-    limit = min(arch.experts, dp, max(1, gpus_per_node // tp))
     best = 1
-    for value in _powers_of_two(limit):
+    for value in _powers_of_two(min(arch.experts, dp)):
         if dp % value == 0:
             best = value
     return best
@@ -94,6 +100,22 @@ def _global_batch(global_tokens: float, seq_len: int, dp: int, micro_batch: int)
     per_step = dp * micro_batch
     microbatches = max(1, -(-sequences // per_step))
     return microbatches * per_step, microbatches
+
+
+def _within_batch(
+    pairs: tuple[tuple[int, int], ...], cards: int, *, sequences: int, dp: int | None
+) -> tuple[tuple[int, int], ...]:
+    """Keep the layouts whose data-parallel width the global batch can feed.
+
+    Each replica needs at least one micro-batch per step, so dp <= global batch / micro-batch;
+    with more cards than that, practice adds model parallelism rather than growing the batch
+    past what the optimiser tolerates (Llama 3 405B: 16M-token batches on 16,384 GPUs with TP 8
+    x PP 16, Dubey et al. 2024 Table 4). Only when no layout fits that bound does the batch grow.
+    """
+    if dp:
+        return pairs
+    within = tuple((t, p) for t, p in pairs if cards // (t * p) <= sequences)
+    return within or pairs
 
 
 def choose_training_layout(
@@ -121,12 +143,17 @@ def choose_training_layout(
     reports the best the cards can do.
     """
     recompute_options = [recompute] if recompute else ["selective", "full"]
-    pairs = _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp)
+    pairs = _within_batch(
+        _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp),
+        cards,
+        sequences=max(1, round(global_tokens / seq_len)) // micro_batch,
+        dp=dp,
+    )
     fallback: TrainingPlan | None = None
     for mode in recompute_options:
         for t, p in pairs:
             replicas = dp or max(1, cards // (t * p))
-            experts = _expert_parallel(arch, replicas, t, gpus_per_node, ep)
+            experts = _expert_parallel(arch, replicas, ep)
             batch, microbatches = _global_batch(global_tokens, seq_len, replicas, micro_batch)
             stages = [zero] if zero is not None else ([1, 2, 3] if replicas > 1 else [0])
             best: TrainingPlan | None = None

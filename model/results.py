@@ -29,11 +29,14 @@ class TrainingEstimate(NamedTuple):
 
     total_flops: float
     time_s: float
+    """Wall time of the whole run: steps plus failures, checkpoints and stalls."""
     gpu_hours: float
     cost_usd: float | None
     energy_kwh: float | None
     tokens_per_s_per_gpu: float
+    """Steady-state training steps, per card in the layout (what benchmarks report)."""
     mfu: float
+    """Model FLOPs utilisation of the steady-state steps (PaLM's definition, no recomputation)."""
     memory_per_gpu: TrainingMemory
     fits: bool
     parallelism: Layout

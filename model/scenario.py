@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, fields
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from model.architecture import Architecture, derive_architecture
 from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
@@ -37,7 +37,8 @@ FINETUNE_MODES: tuple[str, ...] = ("none", "full", "lora", "qlora")
 
 DEFAULT_MODEL = "llama-3.1-8b"
 DEFAULT_GPU = "h100-sxm"
-DEFAULT_GLOBAL_BATCH_TOKENS = 4_000_000
+DEFAULT_GLOBAL_BATCH_TOKENS = 4_194_304
+"""Llama 2's batch: '4M tokens' = 1,024 sequences of 4,096 (Touvron et al. 2023, sec. 2.2)."""
 """Llama 2 trained every size with 4M-token batches (model card); GPT-3 175B used 3.2M."""
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
 """Default pre-training budget: 20 tokens per parameter (Hoffmann et al. 2022, Table 3)."""
@@ -69,6 +70,9 @@ class Scenario:
     vocab: int | None = None
     experts: int | None = None
     active_experts: int | None = None
+    mlp: str | None = None
+    """'gated' (SwiGLU, three matrices) or 'plain' (GELU, two); None keeps the model's."""
+    tied_embeddings: bool | None = None
     gpu: str = DEFAULT_GPU
     cards: int = 8
     gpus_per_node: int | None = None
@@ -86,6 +90,8 @@ class Scenario:
     dp: int | None = None
     ep: int | None = None
     zero: int | None = None
+    vp: int = 1
+    """Interleaved pipeline: model chunks per pipeline stage (Megatron's virtual pipeline)."""
     recompute: str | None = None
     optimizer: str = "adamw"
     finetune: str = "none"
@@ -146,6 +152,7 @@ _INT_LIMITS: dict[str, tuple[int, int]] = {
     "dp": (1, 1_000_000),
     "ep": (1, 100_000),
     "lora_rank": (1, 65_536),
+    "vp": (1, 1024),
     "prompt_len": (1, 100_000_000),
     "output_len": (1, 100_000_000),
 }
@@ -196,6 +203,10 @@ def _validate(s: Scenario) -> None:
     if s.recompute is not None:
         _check_choice("recompute", s.recompute, RECOMPUTE_MODES)
     _check_choice("optimizer", s.optimizer, OPTIMIZERS)
+    if s.mlp is not None:
+        _check_choice("mlp", s.mlp, ("gated", "plain"))
+    if s.tied_embeddings is not None and not isinstance(s.tied_embeddings, bool):
+        raise ScenarioError("tied_embeddings", s.tied_embeddings, "true or false")
     _check_choice("finetune", s.finetune, FINETUNE_MODES)
     if s.batch != "max" and (
         isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= 10_000_000
@@ -212,12 +223,17 @@ def _validate(s: Scenario) -> None:
 
 
 @functools.lru_cache(maxsize=512)
-def _derived(params: float, overrides: tuple[tuple[str, int | None], ...]) -> Architecture:
-    return derive_architecture(params, **dict(overrides))
+def _derived(params: float, overrides: tuple[tuple[str, Any], ...]) -> Architecture:
+    shape = {name: value for name, value in overrides if name in _DERIVED_SHAPES}
+    kinds = {name: value for name, value in overrides if name not in _DERIVED_SHAPES}
+    return derive_architecture(params, **shape).with_overrides(**kinds)
+
+
+_DERIVED_SHAPES = frozenset({"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts"})
 
 
 @functools.lru_cache(maxsize=512)
-def _overridden(base: Architecture, overrides: tuple[tuple[str, int | None], ...]) -> Architecture:
+def _overridden(base: Architecture, overrides: tuple[tuple[str, Any], ...]) -> Architecture:
     changes = dict(overrides)
     experts = changes.pop("experts", None)
     active = changes.pop("active_experts", None)
@@ -230,7 +246,7 @@ def _overridden(base: Architecture, overrides: tuple[tuple[str, int | None], ...
 
 
 def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
-    overrides: tuple[tuple[str, int | None], ...] = (
+    overrides: tuple[tuple[str, Any], ...] = (
         ("layers", s.layers),
         ("hidden", s.hidden),
         ("heads", s.heads),
@@ -239,6 +255,8 @@ def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
         ("vocab", s.vocab),
         ("experts", s.experts),
         ("active_experts", s.active_experts),
+        ("mlp", s.mlp),
+        ("tied_embeddings", s.tied_embeddings),
     )
     has_overrides = any(v is not None for _, v in overrides)
     if s.params is not None:
@@ -247,7 +265,9 @@ def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
         except ValueError as error:
             raise ScenarioError("params", s.params, str(error)) from error
     if s.model is None:
-        base = derive_architecture(1e9, layers=s.layers, hidden=s.hidden)
+        # Shapes alone: derive the rest for the size those shapes imply (~12 h^2 per layer).
+        implied = s.layers * 12.0 * s.hidden**2 + 2 * 32000 * s.hidden if s.layers and s.hidden else 1e9
+        base = derive_architecture(implied, layers=s.layers, hidden=s.hidden)
         arch = _overridden(base, overrides)
         _check_shapes(arch)
         return arch, "custom"

@@ -238,7 +238,12 @@ def knee_batch(scenario: Scenario, catalog: Catalog | None = None) -> Knee:
     replica = _replica(scenario, catalog)
     r, ctx, rates = replica.resolved, replica.context, replica.rates
     bandwidth = r.gpu.memory_bandwidth_bytes_per_s
-    peak_rates = rates._replace(weight_bandwidth=bandwidth, kv_bandwidth=bandwidth, decode_flops_per_s=ctx.peak_flops)
+    peak_rates = rates._replace(
+        weight_bandwidth=bandwidth,
+        kv_bandwidth=bandwidth,
+        activation_bandwidth=bandwidth,
+        decode_flops_per_s=ctx.peak_flops,
+    )
 
     def excess(chosen: ServingRates) -> Callable[[float], float]:
         def compute_minus_memory(batch: float) -> float:

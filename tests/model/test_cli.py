@@ -81,6 +81,29 @@ def test_architecture_flags_override_a_preset(capsys):
     assert data["inputs"]["params"] < 4e9
 
 
+def test_mlp_and_tied_embedding_flags_shape_the_model(capsys):
+    # A plain (GELU) MLP has two matrices instead of three; a tied head drops vocab x hidden.
+    main(["estimate", "--params", "7B", "--json"])
+    gated = json.loads(capsys.readouterr().out)["inputs"]["params"]
+    main(["estimate", "--params", "7B", "--mlp", "plain", "--json"])
+    plain = json.loads(capsys.readouterr().out)["inputs"]["params"]
+    main(["estimate", "--params", "7B", "--mlp", "plain", "--tied-embeddings", "true", "--json"])
+    tied = json.loads(capsys.readouterr().out)
+    assert plain < gated
+    assert tied["inputs"]["params"] < plain
+    assert tied["inputs"]["architecture"]["tied_embeddings"] is True
+
+
+def test_interleaved_pipeline_stages_shrink_the_bubble(capsys):
+    # Narayanan et al. 2021: the 1F1B bubble is (p - 1) / (v m) of the compute.
+    args = ["estimate", "--model", "llama-2-70b", "--cards", "64", "--tp", "8", "--pp", "8", "--json"]
+    main(args)
+    plain = json.loads(capsys.readouterr().out)["training"]["step"]
+    main([*args, "--vp", "4"])
+    interleaved = json.loads(capsys.readouterr().out)["training"]["step"]
+    assert interleaved["bubble"] / interleaved["compute"] == pytest.approx(plain["bubble"] / plain["compute"] / 4)
+
+
 def test_a_human_summary_is_printed_without_json(capsys):
     main(["estimate", "--model", "deepseek-r1", "--precision", "fp8", "--gpu", "h20", "--cards", "8"])
     out = capsys.readouterr().out
@@ -109,6 +132,8 @@ def test_a_human_summary_is_printed_without_json(capsys):
         (["--heads", "7", "--model", "llama-2-7b"], "--heads", "divisor of hidden"),
         (["--kv-heads", "5", "--model", "llama-3.1-8b"], "--kv-heads", "divisor of heads"),
         (["--catalog", "/no/such/file.yaml"], "--catalog", "cannot be read"),
+        (["--vp", "0"], "--vp", "from 1"),
+        (["--mlp", "cubic"], "--mlp", "choose from"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_flag(args, flag, hint):

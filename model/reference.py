@@ -1,0 +1,123 @@
+"""Published measurements (data/published_measurements.yaml) and the scenarios they map to.
+
+Each measurement is a real, sourced figure (GPU-hours of a training run, tokens/s of a serving
+benchmark, peak memory, ...). data/reference_scenarios.yaml says how each becomes a scenario and
+which of the estimate's figures it is compared with, or why it cannot be (a price, say).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from model.catalog import DATA_DIR, CatalogError
+from model.scenario import SCENARIO_FIELDS, Scenario
+from model.units import parse_quantity
+
+__all__ = ["KINDS", "PREDICTIONS", "Reference", "load_references"]
+
+KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "memory")
+"""The kinds of measurement the estimate is scored on (cost entries are inputs, not predictions)."""
+PREDICTIONS: tuple[str, ...] = (
+    "gpu_hours",
+    "days",
+    "tokens_per_s_per_gpu",
+    "mfu_palm",
+    "hfu_megatron",
+    "hardware_tflops",
+    "total_tokens_per_s",
+    "user_tokens_per_s",
+    "latency_bound_tokens_per_s",
+    "inference_allocated_gib",
+    "training_allocated_gib",
+    "training_allocated_gb",
+    "training_reserved_gib",
+)
+_NUMERIC = frozenset({"tokens", "params"})
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Reference:
+    """One published measurement and how the engine is compared with it."""
+
+    id: str
+    kind: str
+    model: str
+    gpu: str
+    gpu_count: int | None
+    metric: str
+    value: float
+    unit: str
+    source_title: str
+    source_url: str
+    quote: str
+    confidence: str
+    scenario: Scenario | None
+    """None when the entry cannot be mapped (``unmapped`` says why)."""
+    predict: str = ""
+    assumptions: str = ""
+    unmapped: str = ""
+    tpot_limit_s: float | None = None
+    raw: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+def _scenario(settings: dict[str, Any], ident: str) -> Scenario:
+    values: dict[str, Any] = {}
+    for name, value in settings.items():
+        if name not in SCENARIO_FIELDS:
+            raise CatalogError(f"data/reference_scenarios.yaml, row {ident!r}, field {name!r}: not a scenario field")
+        values[name] = parse_quantity(value) if name in _NUMERIC and value is not None else value
+    return Scenario(**values)
+
+
+@functools.cache
+def load_references() -> tuple[Reference, ...]:
+    """Load every published measurement with its mapping (once per process).
+
+    Raises:
+        CatalogError: a mapping names an unknown measurement, field or prediction.
+    """
+    with (DATA_DIR / "published_measurements.yaml").open(encoding="utf-8") as handle:
+        measurements = yaml.safe_load(handle)
+    with (DATA_DIR / "reference_scenarios.yaml").open(encoding="utf-8") as handle:
+        mappings = {row["id"]: row for row in yaml.safe_load(handle)["references"]}
+    references = []
+    for entry in measurements:
+        ident = entry["id"]
+        mapping = mappings.get(ident)
+        if mapping is None:
+            raise CatalogError(f"data/reference_scenarios.yaml: no row for measurement {ident!r}")
+        predict = mapping.get("predict", "")
+        if predict and predict not in PREDICTIONS:
+            raise CatalogError(f"data/reference_scenarios.yaml, row {ident!r}, field 'predict': unknown {predict!r}")
+        source = entry.get("source") or {}
+        references.append(
+            Reference(
+                id=ident,
+                kind=entry["kind"],
+                model=str(entry.get("model") or ""),
+                gpu=str(entry.get("gpu") or ""),
+                gpu_count=entry.get("gpu_count"),
+                metric=entry["metric"],
+                value=float(entry["value"]),
+                unit=str(entry.get("unit") or ""),
+                source_title=str(source.get("title") or ""),
+                source_url=str(source.get("url") or source.get("ref") or ""),
+                quote=str(entry.get("quote") or ""),
+                confidence=str(entry.get("confidence") or ""),
+                scenario=_scenario(mapping["scenario"], ident) if "scenario" in mapping else None,
+                predict=predict,
+                assumptions=str(mapping.get("assumptions") or ""),
+                unmapped=str(mapping.get("unmapped") or ""),
+                tpot_limit_s=mapping.get("tpot_limit_s"),
+                raw=MappingProxyType(entry),
+            )
+        )
+    unknown = set(mappings) - {r.id for r in references}
+    if unknown:
+        raise CatalogError(f"data/reference_scenarios.yaml: rows for unknown measurements {sorted(unknown)}")
+    return tuple(references)
