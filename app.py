@@ -16,6 +16,7 @@ page = st.navigation(
         st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
         st.Page("app_pages/anatomy.py", title="GPU anatomy", icon=":material/developer_board:", url_path="anatomy"),
         st.Page("app_pages/method.py", title="Method", icon=":material/menu_book:", url_path="method"),
+        st.Page("app_pages/validation.py", title="Validation", icon=":material/verified:", url_path="validation"),
         st.Page("app_pages/custom.py", title="Add a GPU or model", icon=":material/add_circle:", url_path="add"),
     ]
 )

@@ -5,13 +5,16 @@ from model.seed_checks import check_claims
 from ui.catalog import session_catalog
 from ui.controls import METHOD_VIEWS
 from ui.page import estimate_or_stop
+from ui.reports import shipped_report
 from ui.rows_method import (
+    accuracy_text,
     assumption_rows,
     claim_rows,
     claims_by_topic,
     claims_takeaway,
     formulas_by_group,
     group_markdown,
+    range_method_text,
     verdict_rule,
 )
 from ui.sidebar import current_scenario
@@ -48,7 +51,7 @@ elif view == "assumptions":
     )
     in_force = assumptions(scenario, catalog)
     st.table(assumption_rows(in_force), hide_index=True)
-    st.markdown("**How the low–high ranges are made**: every efficiency moved together, then the estimate rerun.")
+    st.markdown(range_method_text(shipped_report()))
     st.table(assumption_rows(in_force, "range"), hide_index=True)
     with st.expander("Efficiency factors (the expected set, the same for every scenario)"):
         st.table(assumption_rows(in_force, "efficiency"), hide_index=True)
@@ -71,8 +74,4 @@ else:
     st.caption(verdict_rule())
     csv_button("Seed claims (CSV)", lambda: claim_rows(checks), "seed-claims.csv", key="claims_csv")
 
-st.info(
-    "Measured accuracy against published training and serving runs, and a Validation page, arrive with the "
-    "calibration work.",
-    icon=":material/science:",
-)
+st.info(accuracy_text(shipped_report()), icon=":material/science:")

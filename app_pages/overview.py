@@ -9,7 +9,7 @@ from ui.format import bytes_gb, dollars, duration, milliseconds, per_second, per
 from ui.page import estimate_or_stop
 from ui.rows import capacity_row, memory_rows, token_time_rows
 from ui.sidebar import current_scenario
-from ui.text import overview_takeaway, range_text
+from ui.text import joined, likely_text, overview_takeaway, range_text
 
 catalog = session_catalog()
 scenario = current_scenario()
@@ -34,24 +34,32 @@ c1.metric(
     f"{training.parallelism.pp} × dp {training.parallelism.dp}, ZeRO {training.parallelism.zero}, "
     f"{training.recompute} recomputation.",
 )
+QUIET = {"delta_color": "off", "delta_arrow": "off"}
+RANGE_NOTE = " The likely range moves every efficiency together (Method page, Validation page)."
 c2.metric(
     "Training time",
     duration(training.time_s),
+    likely_text(one, "time_s", duration) or None,
+    **QUIET,
     border=True,
-    help=f"{training.tokens:,.3g} tokens. Range {range_text(one, 'time_s', duration)}.",
+    help=f"{training.tokens:,.3g} tokens, wall time with interruptions.{RANGE_NOTE}",
 )
 c3.metric(
     "Training cost",
     dollars(training.cost_usd),
+    likely_text(one, "cost_usd", dollars) or None,
+    **QUIET,
     border=True,
-    help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour. "
-    f"Range {range_text(one, 'cost_usd', dollars)}.",
+    help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour."
+    f"{RANGE_NOTE}",
 )
 c4.metric(
     "Model FLOPs utilisation",
     percent(training.mfu),
+    likely_text(one, "mfu", percent) or None,
+    **QUIET,
     border=True,
-    help=f"{per_second(training.tokens_per_s_per_gpu)} per card. Range {range_text(one, 'mfu', percent)}.",
+    help=f"{per_second(training.tokens_per_s_per_gpu)} per card in steady-state steps.{RANGE_NOTE}",
 )
 
 st.subheader("Serving", divider="gray")
@@ -59,40 +67,37 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric(
     "Time per token, one user",
     milliseconds(single.tpot_s),
-    f"ideal {milliseconds(single.tpot_roofline_s)}",
-    delta_color="off",
-    delta_arrow="off",
+    joined(f"ideal {milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", milliseconds)),
+    **QUIET,
     border=True,
-    help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Range "
-    f"{range_text(one, 'tpot_s', milliseconds)}. Replica: tp {single.tp} × pp {single.pp}.",
+    help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Replica: tp {single.tp} × pp "
+    f"{single.pp}.{RANGE_NOTE}",
 )
 c2.metric(
     "Tokens/s, one user",
     f"{single.decode_tokens_per_s_per_user:,.0f}",
-    f"first token in {milliseconds(single.ttft_s, 0)}",
-    delta_color="off",
-    delta_arrow="off",
+    likely_text(one, "decode_tokens_per_s_per_user", lambda v: f"{v:,.0f}") or None,
+    **QUIET,
     border=True,
-    help=f"Batch 1, {scenario.prompt_len:,}-token prompt. {single.bound.capitalize()}-bound.",
+    help=f"Batch 1, {scenario.prompt_len:,}-token prompt; first token after {milliseconds(single.ttft_s, 0)} "
+    f"(range {range_text(one, 'ttft_s', milliseconds)}). {single.bound.capitalize()}-bound.{RANGE_NOTE}",
 )
 c3.metric(
     "Tokens/s at full load",
     f"{loaded.decode_tokens_per_s:,.0f}",
-    f"{loaded.batch:,} sequences × {loaded.dp:,} replicas",
-    delta_color="off",
-    delta_arrow="off",
+    likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}") or None,
+    **QUIET,
     border=True,
-    help=f"Output tokens over prefill plus decode time, all replicas. Range "
-    f"{range_text(full, 'decode_tokens_per_s', per_second)}.",
+    help=f"Output tokens over prefill plus decode time: {loaded.batch:,} sequences on each of {loaded.dp:,} "
+    f"replicas.{RANGE_NOTE}",
 )
 c4.metric(
     "$ per million output tokens",
     dollars(loaded.cost_per_million_output_tokens_usd),
-    f"at {percent(scenario.utilization)} utilisation",
-    delta_color="off",
-    delta_arrow="off",
+    likely_text(full, "cost_per_million_output_tokens_usd", dollars) or None,
+    **QUIET,
     border=True,
-    help=f"Full load. Range {range_text(full, 'cost_per_million_output_tokens_usd', dollars)}.",
+    help=f"Full load at {percent(scenario.utilization)} utilisation.{RANGE_NOTE}",
 )
 
 left, right = st.columns([3, 2])

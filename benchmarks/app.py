@@ -25,6 +25,7 @@ PAGES = {
     "compare": "app_pages/compare.py",
     "anatomy": "app_pages/anatomy.py",
     "method": "app_pages/method.py",
+    "validation": "app_pages/validation.py",
 }
 
 

@@ -77,7 +77,7 @@ def main() -> None:
         cold = first_load(browser, url)
         warm = [first_load(browser, url) for _ in range(3)]
         moves = slider_to_chart(browser, url)
-        for path in ("costs", "vram", "tokens", "compare", "anatomy", "method"):
+        for path in ("costs", "vram", "tokens", "compare", "anatomy", "method", "validation"):
             visit(browser, f"{url}/{path}?model=llama-3.1-70b&cards=64")
         browser.close()
         peak = peak_memory_bytes(process.pid)

@@ -213,7 +213,10 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
         Assumption(
             "Global batch",
             f"{training.global_batch:,} sequences ({training.global_batch * training.seq_len / 1e6:,.1f}M tokens)",
-            "Given" if s.global_batch else f"Default {DEFAULT_GLOBAL_BATCH_TOKENS / 1e6:g}M tokens (Llama 2)",
+            "Given"
+            if s.global_batch
+            else f"Default {DEFAULT_GLOBAL_BATCH_TOKENS:,} tokens, Llama 2's 1,024 × 4,096; it also caps the "
+            "data-parallel width (more cards add model parallelism)",
         ),
         Assumption(
             "Serving replica",

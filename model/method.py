@@ -23,6 +23,7 @@ def _scientific(value: float) -> str:
     return rf"{float(mantissa):g} \times 10^{{{int(exponent)}}}"
 
 
+_BATCH_TEX = f"{DEFAULT_GLOBAL_BATCH_TOKENS:,}".replace(",", "{,}")  # KaTeX spaces a bare comma
 _TRAINING, _COMMS, _SERVING, _HARDWARE = FORMULA_GROUPS[2:]
 
 FORMULAS: tuple[Formula, ...] = (
@@ -32,7 +33,7 @@ FORMULAS: tuple[Formula, ...] = (
         "Tokens and steps",
         _TRAINING,
         rf"D = {CHINCHILLA_TOKENS_PER_PARAM:g}\,N \text{{ unless given}},\quad "
-        rf"\text{{steps}} = D / B,\quad B = {DEFAULT_GLOBAL_BATCH_TOKENS / 1e6:g}\text{{M tokens}}",
+        rf"\text{{steps}} = D / B,\quad B = 2^{{22}} = {_BATCH_TEX}\text{{ tokens}}",
         "Pre-training budget when none is given; fine-tuning defaults to "
         f"{format_count(DEFAULT_FINETUNE_TOKENS)} tokens",
         "Chinchilla, Hoffmann et al. 2022, Table 3 (20 tokens per parameter); Llama 2 trained every size "

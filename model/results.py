@@ -14,7 +14,11 @@ from model.memory import InferenceMemory, Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Resolved
 from model.training import StepTime
 
-__all__ = ["Estimate", "InferenceEstimate", "Range", "TrainingEstimate"]
+__all__ = ["UNCERTAIN_SPREAD", "Estimate", "InferenceEstimate", "Range", "TrainingEstimate"]
+
+
+UNCERTAIN_SPREAD = 0.05
+"""A range narrower than this share of its figure is not worth showing (a chosen threshold)."""
 
 
 class Range(NamedTuple):
@@ -22,6 +26,10 @@ class Range(NamedTuple):
 
     low: float
     high: float
+
+    def spread(self, expected: float) -> float:
+        """Return the range's width as a share of the expected figure (0 when that is 0)."""
+        return (self.high - self.low) / abs(expected) if expected else 0.0
 
 
 class TrainingEstimate(NamedTuple):
@@ -121,6 +129,21 @@ class Estimate(NamedTuple):
             price_per_gpu_hour=r.price_per_gpu_hour,
         )
         return inputs
+
+    def uncertain_range(self, name: str) -> Range | None:
+        """Return figure ``name``'s low-high range when the efficiencies leave it uncertain.
+
+        None when the figure has no range (memory is counted, not rated) or when the range is
+        narrower than :data:`UNCERTAIN_SPREAD` of the figure.
+        """
+        bounds = self.ranges.get(name)
+        if bounds is None:
+            return None
+        part = self.training if hasattr(self.training, name) else self.inference
+        expected = getattr(part, name, None)
+        if not isinstance(expected, (int, float)) or bounds.spread(expected) < UNCERTAIN_SPREAD:
+            return None
+        return bounds
 
     def to_dict(self) -> dict[str, Any]:
         """Return plain nested dicts and numbers (bytes, seconds, FLOPs, dollars, kWh)."""

@@ -21,10 +21,13 @@ from model.serving import largest_batch_within_latency
 from model.units import DAY_S, GB, GIB, TERA
 
 __all__ = [
+    "BandPoint",
     "KindScore",
     "Nearby",
+    "Prediction",
     "ValidationReport",
     "ValidationRow",
+    "error_band",
     "format_report",
     "nearest",
     "run_validation",
@@ -45,6 +48,16 @@ class ValidationRow(NamedTuple):
     """The catalog id of its GPU."""
     cards: int
     precision: str
+    low: float | None = None
+    """The prediction's low end under the optimistic/pessimistic efficiencies (None: no range)."""
+    high: float | None = None
+
+    @property
+    def covered(self) -> bool | None:
+        """Whether the measured value lies within the predicted range (None: no range)."""
+        if self.low is None or self.high is None:
+            return None
+        return self.low <= self.reference.value <= self.high
 
     @property
     def ratio(self) -> float:
@@ -61,6 +74,10 @@ class KindScore(NamedTuple):
     median_abs_error: float
     worst_abs_error: float
     worst_id: str
+    ranged: int = 0
+    """Entries whose prediction has a low-high range."""
+    covered: int = 0
+    """Of those, the ones whose measured value lies inside it."""
 
 
 class ValidationReport(NamedTuple):
@@ -84,6 +101,9 @@ class ValidationReport(NamedTuple):
                     "predicted": row.predicted,
                     "error": row.error,
                     "ratio": row.ratio,
+                    "low": row.low,
+                    "high": row.high,
+                    "in_range": row.covered,
                     "params": row.params,
                     "gpu": row.gpu,
                     "cards": row.cards,
@@ -162,14 +182,45 @@ _PREDICTORS: dict[str, Callable[[Estimate], float]] = {
 }
 
 
-def predict(reference: Reference, catalog: Catalog) -> float:
-    """Return the engine's value for what ``reference`` measured, in its unit."""
+# Each prediction is proportional to one of the estimate's ranged figures: its low-high range
+# scales with that figure's (memory and latency-bound figures have no efficiency range).
+_RANGED_BY: dict[str, tuple[str, str]] = {
+    "gpu_hours": ("training", "gpu_hours"),
+    "days": ("training", "time_s"),
+    "tokens_per_s_per_gpu": ("training", "tokens_per_s_per_gpu"),
+    "mfu_palm": ("training", "tokens_per_s_per_gpu"),
+    "hfu_megatron": ("training", "tokens_per_s_per_gpu"),
+    "hardware_tflops": ("training", "tokens_per_s_per_gpu"),
+    "total_tokens_per_s": ("inference", "decode_tokens_per_s"),
+    "user_tokens_per_s": ("inference", "decode_tokens_per_s_per_user"),
+}
+
+
+class Prediction(NamedTuple):
+    """The engine's figure for a measurement, with its low-high range where it has one."""
+
+    value: float
+    low: float | None
+    high: float | None
+
+
+def predict(reference: Reference, catalog: Catalog) -> Prediction:
+    """Return the engine's value for what ``reference`` measured, in its unit, with its range."""
     assert reference.scenario is not None
     if reference.predict == "latency_bound_tokens_per_s":
         assert reference.tpot_limit_s is not None
         fit = largest_batch_within_latency(reference.scenario, catalog, reference.tpot_limit_s)
-        return fit.tokens_per_s or 0.0
-    return _PREDICTORS[reference.predict](estimate(reference.scenario, catalog))
+        return Prediction(fit.tokens_per_s or 0.0, None, None)
+    result = estimate(reference.scenario, catalog)
+    value = _PREDICTORS[reference.predict](result)
+    ranged = _RANGED_BY.get(reference.predict)
+    if ranged is None or ranged[1] not in result.ranges:
+        return Prediction(value, None, None)
+    part, name = ranged
+    expected = getattr(getattr(result, part), name)
+    bounds = result.ranges[name]
+    scaled = sorted((value * bounds.low / expected, value * bounds.high / expected))
+    return Prediction(value, scaled[0], scaled[1])
 
 
 def _score(kind: str, rows: Iterable[ValidationRow]) -> KindScore:
@@ -178,7 +229,8 @@ def _score(kind: str, rows: Iterable[ValidationRow]) -> KindScore:
         return KindScore(kind, 0, 0.0, 0.0, "")
     worst = max(chosen, key=lambda row: abs(row.error))
     median = statistics.median(abs(r.error) for r in chosen)
-    return KindScore(kind, len(chosen), median, abs(worst.error), worst.reference.id)
+    ranged = [row.covered for row in chosen if row.covered is not None]
+    return KindScore(kind, len(chosen), median, abs(worst.error), worst.reference.id, len(ranged), sum(ranged))
 
 
 def validate(catalog: Catalog | None = None) -> ValidationReport:
@@ -195,8 +247,10 @@ def validate(catalog: Catalog | None = None) -> ValidationReport:
         rows.append(
             ValidationRow(
                 reference,
-                predicted,
-                predicted / reference.value - 1.0,
+                predicted.value,
+                predicted.value / reference.value - 1.0,
+                low=predicted.low,
+                high=predicted.high,
                 params=r.arch.stats.total_params,
                 gpu=r.gpu.id,
                 cards=r.scenario.cards,
@@ -217,13 +271,36 @@ def format_report(report: ValidationReport) -> str:
     lines.append("")
     lines.extend(f"not mapped: {ref.id} ({ref.kind}): {ref.unmapped}" for ref in report.unmapped)
     lines.append("")
-    lines.append(f"{'kind':19} {'count':>5} {'median |error|':>15} {'worst |error|':>14}  worst")
+    lines.append(f"{'kind':19} {'count':>5} {'median |error|':>15} {'worst |error|':>14} {'in range':>9}  worst")
     for score in (*report.kinds, report.overall):
         errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-        lines.append(f"{score.kind:19} {score.entries:5} {errors}  {score.worst_id}")
+        inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
+        lines.append(f"{score.kind:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
     worst_ratio = max((row.ratio for row in report.rows), default=1.0)
     lines.append(f"largest factor off: {worst_ratio:.2f}x")
     return "\n".join(lines)
+
+
+class BandPoint(NamedTuple):
+    """A point of the y = x line and of the band around it, in the measurements' own units."""
+
+    measured: float
+    low: float
+    high: float
+
+
+def error_band(report: ValidationReport, share: float = 0.25) -> tuple[BandPoint, BandPoint]:
+    """Return the ends of the y = x line and of the +-``share`` band across the report's values.
+
+    On log-log axes y = (1 +- share) x are straight lines, so two points (a factor of 2 beyond the
+    smallest and largest value, predicted or measured) draw them.
+    """
+    values = [v for row in report.rows for v in (row.reference.value, row.predicted)] or [1.0]
+    first, last = min(values) / 2.0, max(values) * 2.0
+    return (
+        BandPoint(first, first * (1.0 - share), first * (1.0 + share)),
+        BandPoint(last, last * (1.0 - share), last * (1.0 + share)),
+    )
 
 
 class Nearby(NamedTuple):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.precision import PRECISIONS
+from model.reference import KINDS
 from model.units import parse_quantity
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "PARAM_STEPS_B",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
+    "VALIDATION_KINDS",
     "ZERO_OPTIONS",
     "Control",
     "format_params",
@@ -57,6 +59,7 @@ TP_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32", "64")
 RECOMPUTE_OPTIONS: tuple[str, ...] = (AUTO, "none", "selective", "full")
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
+VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
 
 
 def format_params(billions: float) -> str:
@@ -193,6 +196,7 @@ _ALL = (
     # Sections of the Method and GPU anatomy pages (one is drawn at a time).
     Control("method_view", "Method section", "assumptions", _choice(lambda: METHOD_VIEWS)),
     Control("anatomy_view", "Anatomy section", "hierarchy", _choice(lambda: ANATOMY_VIEWS)),
+    Control("val_kind", "Measurements shown", "all", _choice(lambda: VALIDATION_KINDS)),
 )
 CONTROLS: dict[str, Control] = {control.key: control for control in _ALL}
 

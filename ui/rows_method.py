@@ -11,11 +11,14 @@ from typing import Any
 
 from model.assumptions import Assumption
 from model.method import FORMULA_GROUPS, FORMULAS, Formula
+from model.results import UNCERTAIN_SPREAD
 from model.seed_checks import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SPEC_TOLERANCE
 from model.seeds import VERDICTS, ClaimCheck
+from model.validate import ValidationReport
 
 __all__ = [
     "VERDICT_LABELS",
+    "accuracy_text",
     "assumption_rows",
     "claim_rows",
     "claims_by_topic",
@@ -24,6 +27,7 @@ __all__ = [
     "formula_source",
     "formulas_by_group",
     "group_markdown",
+    "range_method_text",
     "verdict_rule",
 ]
 
@@ -114,4 +118,31 @@ def verdict_rule() -> str:
         f"Verdict rule: a claim matches within {SPEC_TOLERANCE:.0%} (datasheet figures) or "
         f"{APPROXIMATE_TOLERANCE:.0%} (figures the seed gives as 'about'), or overlaps the engine's low–high range; "
         f"within {PARTLY_FACTOR:g}× of that it is partly right; beyond, contradicted."
+    )
+
+
+def range_method_text(report: ValidationReport) -> str:
+    """How the low–high ranges are made, and how often they held on the published runs."""
+    memory = next(score for score in report.kinds if score.kind == "memory")
+    return (
+        "**How the low–high ranges are made.** The estimate is run three times: with the expected efficiencies "
+        "and with every efficiency moved together to an optimistic and a pessimistic set (below). A time's low "
+        "end comes from the optimistic set, a rate's from the pessimistic one. The sets' multipliers are set "
+        "from the calibration: on the published runs the range holds the measured value in "
+        f"**{report.overall.covered} of {report.overall.ranged}** cases (Validation page). A headline shows its "
+        f"range when it is at least {UNCERTAIN_SPREAD:.0%} of the figure. Memory has none: it is counted, not "
+        f"rated, and no efficiency moves it; its published checks differ by a median {memory.median_abs_error:.0%} "
+        "(allocator and framework buffers the count leaves out)."
+    )
+
+
+def accuracy_text(report: ValidationReport) -> str:
+    """One paragraph: the engine's measured accuracy, pointing to the Validation page."""
+    kinds = ", ".join(f"{score.kind.replace('_', ' ')} {score.median_abs_error:.0%}" for score in report.kinds)
+    worst = max(report.rows, key=lambda row: row.ratio)
+    return (
+        f"**Measured accuracy**: against {report.overall.entries} published training and serving runs the median "
+        f"error is {report.overall.median_abs_error:.0%} ({kinds}); the furthest off is {worst.reference.id}, "
+        f"{worst.ratio:.2f}× away. The Validation page shows every run, its source and the runs nearest this "
+        "scenario."
     )

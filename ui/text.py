@@ -5,7 +5,7 @@ from __future__ import annotations
 from model import Estimate
 from ui.format import bytes_gb, dollars, duration, per_second
 
-__all__ = ["overview_takeaway", "range_text"]
+__all__ = ["joined", "likely_text", "overview_takeaway", "range_text", "span"]
 
 
 def range_text(result: Estimate, name: str, formatter: type | object = None) -> str:
@@ -15,6 +15,29 @@ def range_text(result: Estimate, name: str, formatter: type | object = None) -> 
         return "no range"
     fmt = formatter if callable(formatter) else str
     return f"{fmt(low_high.low)} – {fmt(low_high.high)}"
+
+
+def likely_text(result: Estimate, name: str, formatter: type | object = None) -> str:
+    """Return 'likely low–high' when the calibration leaves the figure uncertain, else ''."""
+    bounds = result.uncertain_range(name)
+    if bounds is None:
+        return ""
+    fmt = formatter if callable(formatter) else str
+    return f"likely {span(fmt(bounds.low), fmt(bounds.high))}"
+
+
+def span(low: str, high: str) -> str:
+    """Join two formatted ends, naming a shared unit once: '5.3 ms', '7.6 ms' -> '5.3–7.6 ms'."""
+    low_number, _, low_unit = low.rpartition(" ")
+    high_number, _, high_unit = high.rpartition(" ")
+    if low_number and high_number and low_unit == high_unit:
+        return f"{low_number}–{high}"
+    return f"{low}–{high}"
+
+
+def joined(*parts: str) -> str:
+    """Join the non-empty parts with a middle dot."""
+    return " · ".join(part for part in parts if part)
 
 
 def overview_takeaway(one: Estimate, full: Estimate, capacity_bytes: float) -> str:

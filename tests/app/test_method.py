@@ -16,7 +16,8 @@ def test_method_page_shows_assumptions_first_then_formulas_and_seed_claims_on_de
     at = open_page("method")
     assert at.segmented_control(key="method_view").value == "assumptions"
     assert "Compute precision" in _assumptions(at)
-    assert any("calibration" in info.value for info in at.info)
+    assert any("Measured accuracy" in info.value and "Validation page" in info.value for info in at.info)
+    assert any("How the low–high ranges are made" in block.value for block in at.markdown)
     at.segmented_control(key="method_view").set_value("formulas").run()
     equations = sum(block.value.count("$$") // 2 for block in at.markdown)
     assert equations == len(FORMULAS)

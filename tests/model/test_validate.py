@@ -53,7 +53,7 @@ def test_predictions_are_positive_and_finite():
 
 def test_the_report_is_the_error_of_each_prediction():
     for row in REPORT.rows[:5]:
-        assert row.error == pytest.approx(predict(row.reference, CATALOG) / row.reference.value - 1)
+        assert row.error == pytest.approx(predict(row.reference, CATALOG).value / row.reference.value - 1)
 
 
 def test_the_text_report_lists_every_row_the_unmapped_and_each_kind():
