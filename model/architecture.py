@@ -95,15 +95,13 @@ class Architecture:
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
     stats: ArchitectureStats = field(init=False, repr=False, compare=False)
+    is_moe: bool = field(init=False, repr=False, compare=False)
+    """Whether the MLPs are mixtures of experts (a field, not a property: the hot paths read it)."""
 
     def __post_init__(self) -> None:
-        """Derive the sizes once; the dataclass is frozen, so set the cached field directly."""
+        """Derive the sizes once; the dataclass is frozen, so set the cached fields directly."""
+        object.__setattr__(self, "is_moe", self.experts > 0)
         object.__setattr__(self, "stats", _compute_stats(self))
-
-    @property
-    def is_moe(self) -> bool:
-        """Whether the MLPs are mixtures of experts."""
-        return self.experts > 0
 
     @property
     def effective_head_dim(self) -> int:

@@ -6,6 +6,8 @@ The result types (:class:`Estimate`, :class:`TrainingEstimate`, :class:`Inferenc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from model.catalog import Catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
 from model.hardware import compute_precision, matmul_ceiling_share, peak_flops
@@ -32,12 +34,15 @@ def runtime_bytes(r: Resolved) -> float:
     return RUNTIME_BYTES if r.gpu.host_link else 0.0
 
 
-def _ranges(**figures: list[float | None] | list[float]) -> dict[str, Range]:
-    """Return each known figure's low and high over the efficiency sets (unknown ones left out)."""
+def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
+    """Return each known figure's low and high over the three efficiency sets (unknown ones left out)."""
     ranges = {}
-    for name, (expected, optimistic, pessimistic) in figures.items():
-        if expected is not None and optimistic is not None and pessimistic is not None:
-            ranges[name] = Range(min(expected, optimistic, pessimistic), max(expected, optimistic, pessimistic))
+    for name, (a, b, c) in figures.items():
+        if a is None or b is None or c is None:
+            continue
+        # Plain comparisons: this runs for every figure of every estimate, and min()/max() cost more.
+        low, high = (a, b) if a < b else (b, a)
+        ranges[name] = Range(c if c < low else low, c if c > high else high)
     return ranges
 
 
@@ -72,11 +77,12 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
     )
     layout = plan.layout
     used = layout.tp * layout.pp * layout.dp
-    shape = f"tp {layout.tp} x pp {layout.pp} x dp {layout.dp}"
-    if used > s.cards:
-        warnings.append(f"the layout {shape} needs {used} cards; the scenario has {s.cards}")
-    elif used < s.cards:
-        warnings.append(f"training uses {used} of {s.cards} cards ({shape}); the rest sit idle")
+    if used != s.cards:
+        shape = f"tp {layout.tp} x pp {layout.pp} x dp {layout.dp}"
+        if used > s.cards:
+            warnings.append(f"the layout {shape} needs {used} cards; the scenario has {s.cards}")
+        else:
+            warnings.append(f"training uses {used} of {s.cards} cards ({shape}); the rest sit idle")
     if layout.tp > r.gpus_per_node:
         warnings.append(
             f"tensor parallelism of {layout.tp} crosses nodes of {r.gpus_per_node}: "
@@ -224,46 +230,37 @@ def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dic
         ceiling_share=matmul_ceiling_share(gpu, key),
     )
     ideal = ideal_decode_step(r, ctx, batch)
-    figures: dict[str, list[float | None]] = {
-        k: []
-        for k in (
-            "ttft_s",
-            "tpot_s",
-            "decode_tokens_per_s",
-            "decode_tokens_per_s_per_user",
-            "prefill_tokens_per_s",
-            "cost_per_million_output_tokens_usd",
-        )
-    }
-    steps: list[DecodeStep] = []
     price = r.price_per_gpu_hour
-    for eff in _VARIANTS:
-        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
-        steps.append(served.step)
-        figures["ttft_s"].append(served.ttft_s)
-        figures["tpot_s"].append(served.tpot_s)
-        figures["decode_tokens_per_s"].append(served.tokens_per_s)
-        figures["decode_tokens_per_s_per_user"].append(1.0 / served.tpot_s)
-        figures["prefill_tokens_per_s"].append(served.prefill_tokens_per_s)
-        figures["cost_per_million_output_tokens_usd"].append(
-            price * s.cards / HOUR_S / (served.tokens_per_s * s.utilization) * 1e6 if price is not None else None
-        )
-    expected = {k: v[0] for k, v in figures.items()}
+    served = [loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in _VARIANTS]
+    steps: list[DecodeStep] = [one.step for one in served]
+    costs: list[float | None] = [
+        price * s.cards / HOUR_S / (one.tokens_per_s * s.utilization) * 1e6 if price is not None else None
+        for one in served
+    ]
+    figures: dict[str, Sequence[float | None]] = {
+        "ttft_s": [one.ttft_s for one in served],
+        "tpot_s": [one.tpot_s for one in served],
+        "decode_tokens_per_s": [one.tokens_per_s for one in served],
+        "decode_tokens_per_s_per_user": [1.0 / one.tpot_s for one in served],
+        "prefill_tokens_per_s": [one.prefill_tokens_per_s for one in served],
+        "cost_per_million_output_tokens_usd": costs,
+    }
+    first = served[0]
     step = steps[0]
     result = InferenceEstimate(
         memory_per_gpu=memory,
         fits=fits,
         max_batch=most,
         batch=batch,
-        ttft_s=expected["ttft_s"],  # type: ignore[arg-type]
-        tpot_s=expected["tpot_s"],  # type: ignore[arg-type]
+        ttft_s=first.ttft_s,
+        tpot_s=first.tpot_s,
         tpot_roofline_s=ideal,
         decode_step_s=step.total,
-        decode_tokens_per_s=expected["decode_tokens_per_s"],  # type: ignore[arg-type]
-        decode_tokens_per_s_per_user=expected["decode_tokens_per_s_per_user"],  # type: ignore[arg-type]
-        prefill_tokens_per_s=expected["prefill_tokens_per_s"],  # type: ignore[arg-type]
-        bound="memory" if step.memory_time >= step.compute_time else "compute",
-        cost_per_million_output_tokens_usd=expected["cost_per_million_output_tokens_usd"],
+        decode_tokens_per_s=first.tokens_per_s,
+        decode_tokens_per_s_per_user=1.0 / first.tpot_s,
+        prefill_tokens_per_s=first.prefill_tokens_per_s,
+        bound=first.bound,
+        cost_per_million_output_tokens_usd=costs[0],
         tp=plan.tp,
         pp=plan.pp,
         dp=plan.dp,

@@ -209,15 +209,14 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
         mlp_work = 2.0 * max(tokens * arch.active_experts / arch.experts, 1.0) * arch.hidden * arch.expert_ffn
     else:
         mlp_work = 2.0 * tokens * arch.hidden * arch.ffn / ctx.tp
-    parts = (
-        (stats.attention_params, 2.0 * tokens * arch.hidden * arch.hidden / ctx.tp),
-        (stats.matmul_params_active - stats.attention_params - stats.head_params, mlp_work),
-        (stats.head_params, 2.0 * tokens * arch.hidden * arch.vocab / ctx.tp),
-    )
     # efficiency = ceiling x W / (W + W0), so time = flops / (peak x ceiling) x (1 + W0 / W).
-    products = 0.0
-    for params, work in parts:
-        products += 2.0 * params * tokens / shards * (1.0 + rates.half_work_flops / work)
+    half = rates.half_work_flops
+    hidden = arch.hidden
+    products = (
+        stats.attention_params * (1.0 + half * ctx.tp / (2.0 * tokens * hidden * hidden))
+        + (stats.matmul_params_active - stats.attention_params - stats.head_params) * (1.0 + half / mlp_work)
+        + stats.head_params * (1.0 + half * ctx.tp / (2.0 * tokens * hidden * arch.vocab))
+    ) * (2.0 * tokens / shards)
     products /= rates.decode_flops_per_s
     compute = products + attention / rates.core_flops_per_s
     memory = _weights_read(r, ctx, tokens) / rates.weight_bandwidth

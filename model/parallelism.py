@@ -102,6 +102,7 @@ def _global_batch(global_tokens: float, seq_len: int, dp: int, micro_batch: int)
     return microbatches * per_step, microbatches
 
 
+@functools.lru_cache(maxsize=1024)
 def _within_batch(
     pairs: tuple[tuple[int, int], ...], cards: int, *, sequences: int, dp: int | None
 ) -> tuple[tuple[int, int], ...]:
