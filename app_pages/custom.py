@@ -13,6 +13,7 @@ from ui.forms import (
     name_the_field,
     render_fields,
 )
+from ui.text import escape_markdown
 
 RESULT = "_add_result"
 UPLOAD = "add_upload"
@@ -59,9 +60,9 @@ with upload_tab:
 if RESULT in st.session_state:
     accepted, message = st.session_state.pop(RESULT)
     if accepted:
-        st.success(f"Done: {message}. Pick it in the sidebar.", icon=":material/check_circle:")
+        st.success(f"Done: {escape_markdown(message)}. Pick it in the sidebar.", icon=":material/check_circle:")
     else:
-        st.error(f"Not added: {message}", icon=":material/error:")
+        st.error(f"Not added: {escape_markdown(message)}", icon=":material/error:")
 
 st.subheader("Added this visit", divider="gray")
 rows = added_rows(catalog)

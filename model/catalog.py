@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from model.catalog_rows import CatalogError, nesting_depth, rows_of, unique_by_id
+from model.catalog_rows import CatalogError, nesting_depth, quoted, rows_of, unique_by_id
 from model.catalog_schema import (
     ApiPrice,
     Catalog,
@@ -109,6 +109,31 @@ def _check_references(catalog: Catalog, file: str) -> None:
                 )
 
 
+_EVENT_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser when the wheel has it: the screening scan then costs ~1 ms for a full-size file."""
+
+
+def _screen_events(text: str, name: str) -> None:
+    """Refuse YAML aliases and deep nesting before anything is built from the text.
+
+    An alias re-uses a node, so ten lines of nested aliases describe billions of values ("billion
+    laughs"); walking what safe_load returns would then never end. Catalog rows never need them.
+    Deep nesting is refused here, from the parser's events, because safe_load's constructor
+    recurses once per level and takes seconds to fail on 100,000 of them.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=_EVENT_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            anchor = quoted(event.anchor, 20).strip("'")
+            raise CatalogError(f"{name}: YAML aliases (*{anchor}) are not allowed; write each row out in full")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > _MAX_DEPTH:
+                raise CatalogError(f"{name}: nested more than {_MAX_DEPTH} levels deep")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def parse_user_catalog(text: str | bytes, name: str = "catalog") -> Catalog:
     """Validate a user's YAML of extra ``gpus:`` and ``models:`` rows.
 
@@ -128,6 +153,7 @@ def parse_user_catalog(text: str | bytes, name: str = "catalog") -> Catalog:
         except UnicodeDecodeError as error:
             raise CatalogError(f"{name}: not UTF-8 text ({error.reason} at byte {error.start})") from error
     try:
+        _screen_events(text, name)
         document = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
@@ -141,7 +167,8 @@ def parse_user_catalog(text: str | bytes, name: str = "catalog") -> Catalog:
         raise CatalogError(f"{name}: expected a mapping with a 'gpus:' and/or 'models:' list at the top")
     unknown = set(document) - {"gpus", "models", "schema_version"}
     if unknown:
-        raise CatalogError(f"{name}: unknown top-level key {sorted(map(str, unknown))[0]!r} (allowed: gpus, models)")
+        first = quoted(sorted(map(str, unknown))[0])
+        raise CatalogError(f"{name}: unknown top-level key {first} (allowed: gpus, models)")
     base = default_catalog()
     gpus = unique_by_id([gpu_from_row(r, user=True) for r in rows_of(document, "gpus", name, required=False)], name)
     models = unique_by_id(

@@ -14,10 +14,20 @@ from typing import Any
 
 from model.units import TERA
 
-__all__ = ["CatalogError", "Row", "kind_of", "nesting_depth", "rows_of", "unique_by_id"]
+__all__ = ["CatalogError", "Row", "kind_of", "nesting_depth", "quoted", "rows_of", "unique_by_id"]
 
 _MAX_ROWS = 500
 _FLOP_KEYS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+
+
+NAME_PUNCTUATION = " -.,;()/+&'%:·×"
+"""The characters besides letters and digits a catalog name may hold."""
+
+
+def quoted(value: Any, limit: int = 40) -> str:
+    """Return ``repr(value)`` cut to ``limit`` characters: messages quote what was given, briefly."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class CatalogError(ValueError):
@@ -33,11 +43,11 @@ class Row:
         self.raw = raw
         self.file = file
         ident = raw.get("id")
-        self.label = f"row {ident!r}" if isinstance(ident, str) and ident else f"row {index + 1}"
+        self.label = f"row {quoted(ident)}" if isinstance(ident, str) and ident else f"row {index + 1}"
 
     def fail(self, name: str, message: str) -> CatalogError:
         """Return the error for field ``name``, naming the file, the row and the field."""
-        return CatalogError(f"{self.file}, {self.label}, field {name!r}: {message}")
+        return CatalogError(f"{self.file}, {self.label}, field {quoted(name)}: {message}")
 
     def text(self, name: str, *, required: bool = True, default: str = "") -> str:
         """Return the field as stripped text (``default`` when it is absent and not required)."""
@@ -53,6 +63,18 @@ class Row:
             raise self.fail(name, "must not be empty")
         if len(text) > 2000:
             raise self.fail(name, "is longer than 2,000 characters")
+        return text
+
+    def display_name(self, name: str = "name") -> str:
+        """Return the field as a display name: up to 120 letters, digits, spaces and -.,;()/+&'%:·×.
+
+        Names are shown in page titles and sentences; refusing markup characters (brackets,
+        backticks, $, <, >, *, _ and backslashes) means nothing a user uploads can become a link, an image or
+        formatting there.
+        """
+        text = self.text(name)
+        if len(text) > 120 or not all(c.isalnum() or c in NAME_PUNCTUATION for c in text):
+            raise self.fail(name, f"must be up to 120 letters, digits, spaces and {NAME_PUNCTUATION.strip()}")
         return text
 
     def identifier(self, name: str = "id") -> str:
@@ -82,12 +104,15 @@ class Row:
     def _check_number(self, name: str, value: Any, minimum: float, maximum: float, strictly_positive: bool) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(name, f"must be a number, got {kind_of(value)}")
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past 1e308: YAML reads 10**400 exactly
+            number = math.inf
         if not math.isfinite(number):
-            raise self.fail(name, f"must be a finite number, got {value!r}")
+            raise self.fail(name, f"must be a finite number, got {quoted(value)}")
         if number < minimum or (strictly_positive and number <= minimum) or number > maximum:
             bound = f"greater than {minimum:g}" if strictly_positive else f"at least {minimum:g}"
-            raise self.fail(name, f"must be {bound} and at most {maximum:g}, got {value!r}")
+            raise self.fail(name, f"must be {bound} and at most {maximum:g}, got {quoted(value)}")
         return number
 
     def integer(self, name: str, *, required: bool = True, minimum: int = 1, maximum: int = 10**7) -> int:
@@ -98,7 +123,7 @@ class Row:
                 raise self.fail(name, f"is required (a whole number from {minimum} to {maximum})")
             return 0
         if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
-            raise self.fail(name, f"must be a whole number from {minimum} to {maximum}, got {value!r}")
+            raise self.fail(name, f"must be a whole number from {minimum} to {maximum}, got {quoted(value)}")
         return value
 
     def flag(self, name: str, default: bool = False) -> bool:
@@ -107,7 +132,7 @@ class Row:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.fail(name, f"must be true or false, got {value!r}")
+            raise self.fail(name, f"must be true or false, got {quoted(value)}")
         return value
 
     def choice(self, name: str, allowed: Iterable[str], default: str) -> str:
@@ -117,7 +142,7 @@ class Row:
         if value is None:
             return default
         if value not in options:
-            raise self.fail(name, f"must be one of {', '.join(options)}, got {value!r}")
+            raise self.fail(name, f"must be one of {', '.join(options)}, got {quoted(value)}")
         return str(value)
 
     def flops_table(self, name: str, *, required: bool) -> dict[str, float]:
@@ -132,7 +157,7 @@ class Row:
         table: dict[str, float] = {}
         for key, tflops in value.items():
             if key not in _FLOP_KEYS and not (isinstance(key, str) and key.endswith("acc")):
-                raise self.fail(name, f"unknown precision {key!r} (allowed: {', '.join(_FLOP_KEYS)})")
+                raise self.fail(name, f"unknown precision {quoted(key)} (allowed: {', '.join(_FLOP_KEYS)})")
             if tflops is None or key not in _FLOP_KEYS:
                 continue
             table[key] = self._check_number(f"{name}.{key}", tflops, 0.0, 1e7, True) * TERA
@@ -163,7 +188,7 @@ def kind_of(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        return f"the number {quoted(value)}"
     text = str(value)
     return f"the text {text[:40]!r}"
 
@@ -189,7 +214,7 @@ def unique_by_id(items: list[Any], file: str) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for item in items:
         if item.id in table:
-            raise CatalogError(f"{file}, row {item.id!r}, field 'id': appears twice")
+            raise CatalogError(f"{file}, row {quoted(item.id)}, field 'id': appears twice")
         table[item.id] = item
     return table
 

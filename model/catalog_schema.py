@@ -145,7 +145,7 @@ def gpu_from_row(row: Row, *, user: bool = False) -> Gpu:
     # Fields are read in the order a row is written, so the first problem reported is the
     # first one a reader meets.
     ident = row.identifier()
-    name = row.text("name")
+    name = row.display_name()
     vendor = row.text("vendor", required=not user, default="custom")
     year = row.integer("year", required=not user, minimum=1990, maximum=2100) or 2025
     memory = (row.number("memory_gb", maximum=1e6) or 0.0) * GB
@@ -201,7 +201,7 @@ def link_from_row(row: Row, kind_default: str) -> Link:
     efficiency = row.number("measured_efficiency", required=False, maximum=1.0)
     return Link(
         id=row.identifier(),
-        name=row.text("name"),
+        name=row.display_name(),
         kind=row.text("kind", required=False, default=kind_default),
         bandwidth_bytes_per_s=(row.number("bandwidth_gb_per_s", maximum=1e6) or 0.0) * GB,
         latency_s=(row.number("latency_us", maximum=1e6) or 0.0) * 1e-6,
@@ -261,7 +261,7 @@ def model_from_row(row: Row, *, user: bool = False) -> ModelPreset:
     official = row.number("official_params", required=not user, maximum=1e15)
     return ModelPreset(
         id=row.identifier(),
-        name=row.text("name"),
+        name=row.display_name(),
         family=row.text("family", required=False, default="custom"),
         architecture=arch,
         official_params=official or arch.stats.total_params,

@@ -40,6 +40,8 @@ AUTO = "auto"
 """Interconnect/network value meaning: the GPU's own default link."""
 CUSTOM = "custom"
 """Model value meaning: a bare parameter count from the slider."""
+STREAMLIT_KEYS = frozenset({"embed", "embed_options"})
+"""Query keys Streamlit itself reads (embedding on Community Cloud): passed over in silence."""
 MAX_VALUE_LENGTH = 100
 """Longer query values are refused before parsing."""
 
@@ -215,6 +217,8 @@ def load_from_url(query: Mapping[str, list[str]]) -> tuple[dict[str, Any], list[
     warnings: list[str] = []
     for key, texts in query.items():
         control = CONTROLS.get(key)
+        if key in STREAMLIT_KEYS:
+            continue
         if control is None:
             warnings.append(f"ignored the unknown link setting {key[:30]!r}")
             continue

@@ -6,6 +6,7 @@ import streamlit as st
 
 from model import Estimate, Scenario, ScenarioError, estimate
 from ui.catalog import session_catalog
+from ui.text import escape_markdown
 
 __all__ = ["estimate_or_stop"]
 
@@ -15,5 +16,5 @@ def estimate_or_stop(scenario: Scenario) -> Estimate:
     try:
         return estimate(scenario, session_catalog())
     except ScenarioError as error:
-        st.error(f"This scenario cannot be estimated: {error}", icon=":material/error:")
+        st.error(f"This scenario cannot be estimated: {escape_markdown(str(error))}", icon=":material/error:")
         st.stop()

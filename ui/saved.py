@@ -15,6 +15,7 @@ from model import Catalog, Scenario, ScenarioError
 from model.compare import ScenarioFigures, scenario_figures
 from ui.format import bytes_gb, dollars, duration, milliseconds, per_second
 from ui.tables import rows_to_csv
+from ui.text import escape_markdown
 
 __all__ = [
     "MAX_SAVED",
@@ -183,7 +184,7 @@ def render_save_form(scenario: Scenario, catalog: Catalog) -> None:
         )
     message = st.session_state.pop(_MESSAGE_KEY, None)
     if message:
-        st.info(message, icon=":material/bookmark:")
+        st.info(escape_markdown(message), icon=":material/bookmark:")
 
 
 def render_saved(catalog: Catalog) -> None:

@@ -16,6 +16,7 @@ from model.precision import PRECISIONS
 from ui.catalog import session_catalog
 from ui.controls import AUTO, CARD_STEPS, CONTROLS, CUSTOM, PARAM_STEPS_B, format_params, load_from_url, save_to_url
 from ui.format import billions
+from ui.text import escape_markdown
 
 __all__ = [
     "CARDS",
@@ -105,7 +106,7 @@ def render_scenario_sidebar() -> None:
     catalog = session_catalog()
     with st.sidebar:
         for message in st.session_state.pop(_WARNINGS, []):
-            st.warning(f"Link: {message}", icon=":material/link_off:")
+            st.warning(f"Link: {escape_markdown(message)}", icon=":material/link_off:")
         st.selectbox("Model", [*catalog.models, CUSTOM], format_func=_model_labeller(), key=MODEL)
         if st.session_state[MODEL] == CUSTOM:
             st.select_slider(

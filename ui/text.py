@@ -5,7 +5,18 @@ from __future__ import annotations
 from model import Estimate
 from ui.format import bytes_gb, dollars, duration, per_second
 
-__all__ = ["joined", "likely_text", "overview_takeaway", "range_text", "span"]
+__all__ = ["escape_markdown", "joined", "likely_text", "overview_takeaway", "range_text", "span"]
+
+_MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()<>#+-.!|$~:")
+
+
+def escape_markdown(text: str) -> str:
+    """Return ``text`` with every Markdown (and Streamlit directive or LaTeX) character escaped.
+
+    For messages that quote what a visitor typed or uploaded: shown through st.warning or
+    st.error, which render Markdown, a quoted '![x](http://...)' must stay text, not an image.
+    """
+    return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in text)
 
 
 def range_text(result: Estimate, name: str, formatter: type | object = None) -> str:

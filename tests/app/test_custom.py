@@ -1,3 +1,5 @@
+import re
+
 from model import default_catalog
 from tests.app.conftest import open_page
 from ui.catalog import USER_CATALOG_KEY
@@ -22,6 +24,11 @@ models:
 """
 # The first row is fine, the second is not: nothing of the file may be kept.
 BAD_UPLOAD = GOOD_UPLOAD.replace(b"layers: 24", b"layers: -24")
+
+
+def _shown(markdown: str) -> str:
+    """The text a reader sees: the app escapes Markdown in messages that quote user input."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def _button(at, label):
@@ -60,7 +67,7 @@ def test_submitting_the_gpu_form_adds_a_gpu_the_sidebar_offers():
     _fill_gpu_form(at, usd_per_gpu_hour=2.0)
     _button(at, "Add this GPU").click().run()
     assert not at.exception
-    assert "added my-gpu" in at.success[0].value
+    assert "added my-gpu" in _shown(at.success[0].value)
     labels = _gpu_labels(at)
     assert len(labels) == before + 1 and "My GPU 96GB · 96 GB" in labels
     assert at.dataframe[0].value["id"].tolist() == ["my-gpu"]
@@ -74,7 +81,7 @@ def test_a_bad_form_value_names_the_field_and_changes_nothing():
     _fill_gpu_form(at, memory_gb=-5.0)
     _button(at, "Add this GPU").click().run()
     assert not at.exception
-    message = at.error[0].value
+    message = _shown(at.error[0].value)
     assert "field 'memory_gb'" in message and "“Memory (GB)”" in message
     assert _gpu_labels(at) == before
     assert USER_CATALOG_KEY not in at.session_state
@@ -84,7 +91,7 @@ def test_a_built_in_id_is_refused_so_the_catalog_stays_as_it_is():
     at = open_page("add")
     _fill_gpu_form(at, gpu_id="h100-sxm")
     _button(at, "Add this GPU").click().run()
-    assert "field 'id'" in at.error[0].value
+    assert "field 'id'" in _shown(at.error[0].value)
     assert USER_CATALOG_KEY not in at.session_state
 
 
@@ -104,14 +111,14 @@ def test_an_upload_adds_every_row_and_a_bad_one_keeps_nothing():
     gpus_before = _gpu_labels(at)
     at.get("file_uploader")[0].set_value(("bad.yaml", BAD_UPLOAD, "application/yaml"))
     at.run()
-    message = at.error[0].value
+    message = _shown(at.error[0].value)
     assert "bad.yaml, row 'up-model', field 'layers'" in message
     assert _gpu_labels(at) == gpus_before  # the good GPU row in the same file was not kept
     assert USER_CATALOG_KEY not in at.session_state
     at.get("file_uploader")[0].set_value(("mine.yaml", GOOD_UPLOAD, "application/yaml"))
     at.run()
     assert not at.exception
-    assert "added up-gpu, up-model" in at.success[0].value
+    assert "added up-gpu, up-model" in _shown(at.success[0].value)
     assert "Uploaded GPU 64GB · 64 GB" in _gpu_labels(at)
     assert sorted(at.dataframe[0].value["id"]) == ["up-gpu", "up-model"]
 
@@ -125,3 +132,33 @@ def test_added_rows_are_kept_for_the_visit_without_touching_the_built_in_catalog
     at.switch_page("app_pages/custom.py").run()
     assert at.dataframe[0].value["id"].tolist() == ["my-gpu"]
     assert "my-gpu" not in default_catalog().gpus
+
+
+def test_hostile_uploads_are_refused_and_leave_the_visit_as_it_was():
+    # Issue 5: a rejected upload changes nothing: the scenario, the rows added earlier, the sidebar.
+    from tests.fuzzing import malformed_catalogs
+
+    at = open_page("add", cards="64", precision="fp8")
+    _fill_gpu_form(at)
+    _button(at, "Add this GPU").click().run()
+    before = {
+        "gpus": _gpu_labels(at),
+        "catalog": at.session_state[USER_CATALOG_KEY],
+        "cards": at.select_slider(key="cards").value,
+        "precision": at.segmented_control(key="precision").value,
+    }
+    documents = malformed_catalogs(1000)
+    hostile = [d for d in documents if isinstance(d, bytes)][:2]
+    hostile += [d for d in documents if isinstance(d, str) and ("&a0" in d or d.startswith("gpus: [[[["))][:3]
+    hostile += documents[200:205]
+    for index, document in enumerate(hostile):
+        data = document if isinstance(document, bytes) else document.encode("utf-8", "surrogatepass")
+        at.get("file_uploader")[0].set_value((f"hostile-{index}.yaml", data, "application/yaml"))
+        at.run()
+        assert not at.exception, index
+        if at.error:  # a few mutated documents happen to be valid; the rest must say why not
+            assert f"hostile-{index}.yaml" in _shown(at.error[0].value)
+            assert _gpu_labels(at) == before["gpus"]
+            assert at.session_state[USER_CATALOG_KEY] is before["catalog"]
+        assert at.select_slider(key="cards").value == before["cards"]
+        assert at.segmented_control(key="precision").value == before["precision"]

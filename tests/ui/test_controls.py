@@ -38,3 +38,9 @@ def test_a_bad_url_value_is_dropped_with_a_short_warning(query, fragment):
 def test_a_card_count_between_steps_snaps_to_the_nearest_step():
     values, _ = load_from_url({"cards": ["1000"], "params": ["65B"]})
     assert values == {"cards": 1024, "params": 70.0}
+
+
+def test_streamlits_own_embed_keys_are_passed_over_without_a_warning():
+    # Community Cloud embeds an app with ?embed=true; that link is not a bad link.
+    values, warnings = load_from_url({"embed": ["true"], "embed_options": ["dark_theme"]})
+    assert values == {} and warnings == []
