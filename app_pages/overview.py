@@ -5,7 +5,7 @@ from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.speed import token_time_chart
-from ui.format import bytes_gb, dollars, duration, milliseconds, per_second, percent
+from ui.format import bytes_gb, dollars, duration, milliseconds, per_second, percent, short_milliseconds
 from ui.page import estimate_or_stop
 from ui.rows import capacity_row, memory_rows, token_time_rows
 from ui.sidebar import current_scenario
@@ -67,7 +67,7 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric(
     "Time per token, one user",
     milliseconds(single.tpot_s),
-    joined(f"ideal {milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", milliseconds)),
+    joined(f"ideal {short_milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", short_milliseconds)),
     **QUIET,
     border=True,
     help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Replica: tp {single.tp} × pp "

@@ -4,7 +4,7 @@ The seed article (seeds/gpu-overview-why-ai-needs-gpus.zh.txt, table 各代 NVID
 generation's year, memory and FP16 TFLOPS. :func:`generations` sets every row beside the catalog
 (dense 16-bit peaks from :func:`model.anatomy.chip_summary`) and says where the seed matches;
 :func:`generation_growth` says how compute, memory and bandwidth grew along the main line.
-What /work/shared/reference/gpu_specs_notes.md section 4 found about each row is kept with it.
+What ../shared/reference/gpu_specs_notes.md section 4 found about each row is kept with it.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class SeedGeneration(NamedTuple):
     tflops_is_floor: bool
     """The seed wrote '2000+'."""
     note: str
-    """What /work/shared/reference/gpu_specs_notes.md section 4 found about the row."""
+    """What ../shared/reference/gpu_specs_notes.md section 4 found about the row."""
 
 
 _A100 = SeedGeneration("A100", 2020, (40.0, 80.0), 312.0, False, "312 is dense BF16/FP16; 624 with sparsity.")

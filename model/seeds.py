@@ -1,6 +1,6 @@
 """The seed articles' concrete claims: where each is, what it says, and the figures it states.
 
-The seeds (/work/shared/seeds, in Chinese) are the content the app grew from: the GPU generations
+The seeds (../shared/seeds, in Chinese) are the content the app grew from: the GPU generations
 and price tables, the training-cost and API-price tables, and the rule "time per generated token
 ≈ bytes of weights read / memory bandwidth" with its DeepSeek-R1-on-H20 example. Each
 :class:`SeedClaim` keeps the original sentence, an English gloss and the figures it states;

@@ -13,6 +13,7 @@ __all__ = [
     "milliseconds",
     "per_second",
     "percent",
+    "short_milliseconds",
 ]
 
 
@@ -52,6 +53,14 @@ def milliseconds(seconds: float | None, digits: int = 1) -> str:
         return "n/a"
     assert seconds is not None
     return f"{seconds * 1e3:,.{digits}f} ms"
+
+
+def short_milliseconds(seconds: float | None) -> str:
+    """Milliseconds to two or three significant figures ('27 ms', '8.3 ms'): for tight spaces."""
+    if _missing(seconds):
+        return "n/a"
+    assert seconds is not None
+    return milliseconds(seconds, 0 if seconds >= 0.01 else 1)
 
 
 def dollars(value: float | None) -> str:
