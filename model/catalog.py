@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from model.catalog_rows import CatalogError, nesting_depth, quoted, rows_of, unique_by_id
+from model.catalog_rows import CatalogError, quoted, rows_of, unique_by_id
 from model.catalog_schema import (
     ApiPrice,
     Catalog,
@@ -159,10 +159,6 @@ def parse_user_catalog(text: str | bytes, name: str = "catalog") -> Catalog:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise CatalogError(f"{name}: not valid YAML{where}") from error
-    except RecursionError as error:
-        raise CatalogError(f"{name}: nested more than {_MAX_DEPTH} levels deep") from error
-    if nesting_depth(document, _MAX_DEPTH + 1) > _MAX_DEPTH:
-        raise CatalogError(f"{name}: nested more than {_MAX_DEPTH} levels deep")
     if not isinstance(document, dict) or not ({"gpus", "models"} & set(document)):
         raise CatalogError(f"{name}: expected a mapping with a 'gpus:' and/or 'models:' list at the top")
     unknown = set(document) - {"gpus", "models", "schema_version"}

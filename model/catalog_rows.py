@@ -2,7 +2,7 @@
 
 :class:`Row` wraps one parsed row; every getter checks the field's type and range and raises
 :class:`CatalogError` naming the file, the row and the field. :func:`rows_of`, :func:`unique_by_id`
-and :func:`nesting_depth` check a whole document. Used by :mod:`model.catalog_schema` and
+check a whole document. Used by :mod:`model.catalog_schema` and
 :mod:`model.catalog`; import :class:`CatalogError` from :mod:`model.catalog`, which re-exports it.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from model.units import TERA
 
-__all__ = ["CatalogError", "Row", "kind_of", "nesting_depth", "quoted", "rows_of", "unique_by_id"]
+__all__ = ["CatalogError", "Row", "kind_of", "quoted", "rows_of", "unique_by_id"]
 
 _MAX_ROWS = 500
 _FLOP_KEYS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -217,14 +217,3 @@ def unique_by_id(items: list[Any], file: str) -> dict[str, Any]:
             raise CatalogError(f"{file}, row {quoted(item.id)}, field 'id': appears twice")
         table[item.id] = item
     return table
-
-
-def nesting_depth(value: Any, limit: int) -> int:
-    """Return the nesting depth of a parsed document, stopping once past ``limit``."""
-    if limit < 0:
-        return 1
-    if isinstance(value, dict):
-        return 1 + max((nesting_depth(v, limit - 1) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((nesting_depth(v, limit - 1) for v in value), default=0)
-    return 0

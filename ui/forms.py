@@ -15,7 +15,7 @@ import streamlit as st
 import yaml
 
 from model import Catalog, default_catalog
-from model.catalog import MAX_USER_CATALOG_BYTES
+from model.catalog import CatalogError, parse_user_catalog
 from model.units import GB, TERA
 from ui.catalog import add_user_rows
 from ui.format import billions
@@ -227,19 +227,16 @@ def model_document(
 def builtin_clash(text: str | bytes, builtin: Catalog | None = None) -> str | None:
     """Return a message if the document reuses a built-in GPU or model id (it would replace it).
 
-    Only well-formed rows are looked at; anything else is left for the validator to name.
+    Only a valid document is looked at; anything else is left for the validator to name.
     """
     builtin = builtin or default_catalog()
-    if len(text) > MAX_USER_CATALOG_BYTES:
-        return None  # refused by the validator before any parsing
     try:
-        document = yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError, UnicodeDecodeError):
+        # The validator's own parse: it screens aliases and nesting before building anything.
+        extra = parse_user_catalog(text)
+    except CatalogError:
         return None
-    for kind, table in (("gpus", builtin.gpus), ("models", builtin.models)):
-        rows = document.get(kind) if isinstance(document, dict) else None
-        idents = [str(row.get("id")).strip() for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
-        for ident in (ident for ident in idents if ident in table):
+    for kind, table, rows in (("gpus", builtin.gpus, extra.gpus), ("models", builtin.models, extra.models)):
+        for ident in (ident for ident in rows if ident in table):
             return f"row {ident!r}, field 'id': {ident!r} is a built-in {kind[:-1]}; choose another id to keep it"
     return None
 
