@@ -9,6 +9,7 @@ from ui.charts.anatomy import generations_chart, hierarchy_chart, links_chart
 from ui.controls import ANATOMY_VIEWS
 from ui.format import bytes_gb
 from ui.page import estimate_or_stop
+from ui.remount import held_value
 from ui.sidebar import current_scenario
 
 catalog = session_catalog()
@@ -29,7 +30,13 @@ for column, (label, value, help_text) in zip([*st.columns(3), *st.columns(3)], m
 
 _LABELS = {"hierarchy": "Memory hierarchy", "links": "Links", "generations": "Generations: V100 → B200"}
 view = st.segmented_control(
-    "Section", ANATOMY_VIEWS, format_func=_LABELS.get, key="anatomy_view", required=True, persist_state="session"
+    "Section",
+    ANATOMY_VIEWS,
+    default=held_value("anatomy_view", ANATOMY_VIEWS),
+    format_func=_LABELS.get,
+    key="anatomy_view",
+    required=True,
+    persist_state="session",
 )
 if view == "hierarchy":
     st.markdown(

@@ -3,6 +3,7 @@ import streamlit as st
 from model.compare import compare_gpus
 from ui.catalog import session_catalog
 from ui.page import estimate_or_stop
+from ui.remount import held_value
 from ui.rows_compare import (
     FILTERS,
     cards_text,
@@ -29,7 +30,12 @@ st.markdown(compare_takeaway(comparisons, scenario.gpu, scenario.cards))
 def gpu_table() -> None:
     """The sortable table of every GPU, its filter and its download (reruns alone)."""
     which = st.segmented_control(
-        "Show", FILTERS, key="compare_filter", default=FILTERS[0], required=True, persist_state="session"
+        "Show",
+        FILTERS,
+        key="compare_filter",
+        default=held_value("compare_filter", FILTERS, FILTERS[0]),
+        required=True,
+        persist_state="session",
     )
     rows = gpu_table_rows(filter_comparisons(comparisons, which), scenario.gpu)
     columns = gpu_table_columns(scenario.cards)

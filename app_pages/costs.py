@@ -9,6 +9,7 @@ from ui.charts.economics import cost_over_time_chart, scaling_time_chart, step_s
 from ui.controls import AUTO
 from ui.format import dollars
 from ui.page import estimate_or_stop
+from ui.remount import held_index, held_value
 from ui.sidebar import current_scenario
 
 catalog = session_catalog()
@@ -18,18 +19,24 @@ result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 st.title(f"Training vs serving cost: {result.inputs['model_name']}")
 
 c1, c2, c3 = st.columns([3, 2, 5])
+traffic_steps = rows.steps_with(rows.TRAFFIC_STEPS, state["traffic"])
 c1.select_slider(
     "Tokens served per day (output)",
-    rows.steps_with(rows.TRAFFIC_STEPS, state["traffic"]),
+    traffic_steps,
+    value=held_value("traffic", traffic_steps),
     format_func=rows.traffic_label,
     key="traffic",
     persist_state="session",
     help="Generated tokens per day; each comes with its share of prompt tokens (sidebar workload).",
 )
-c2.slider("Months", 1, 120, key="months", persist_state="session", help="How far ahead to look.")
+c2.slider(
+    "Months", 1, 120, value=held_value("months"), key="months", persist_state="session", help="How far ahead to look."
+)
+api_choices = [AUTO, *(price.id for price in catalog.prices)]
 c3.selectbox(
     "API price to compare",
-    [AUTO, *(price.id for price in catalog.prices)],
+    api_choices,
+    index=held_index("api", api_choices),
     format_func=rows.api_labeller(catalog, scenario.model),
     key="api",
     persist_state="session",
@@ -39,9 +46,11 @@ api = rows.chosen_api_price(catalog, state["api"], scenario.model)
 c3.caption(rows.api_terms(api))
 with st.expander("Training tokens and serving utilisation"):
     t1, t2 = st.columns(2)
+    token_steps = rows.steps_with(rows.TOKEN_STEPS, state["tokens"])
     t1.select_slider(
         "Training tokens",
-        rows.steps_with(rows.TOKEN_STEPS, state["tokens"]),
+        token_steps,
+        value=held_value("tokens", token_steps),
         format_func=rows.tokens_label,
         key="tokens",
         persist_state="session",
@@ -51,6 +60,7 @@ with st.expander("Training tokens and serving utilisation"):
         "Utilisation of the serving cards",
         0.01,
         1.0,
+        value=held_value("util"),
         step=0.01,
         format="percent",
         key="util",

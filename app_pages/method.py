@@ -5,6 +5,7 @@ from model.seed_checks import check_claims
 from ui.catalog import session_catalog
 from ui.controls import METHOD_VIEWS
 from ui.page import estimate_or_stop
+from ui.remount import held_value
 from ui.reports import shipped_report
 from ui.rows_method import (
     accuracy_text,
@@ -36,7 +37,13 @@ _LABELS = {
     "claims": ":material/fact_check: Seed claims",
 }
 view = st.segmented_control(
-    "Section", METHOD_VIEWS, format_func=_LABELS.get, key="method_view", required=True, persist_state="session"
+    "Section",
+    METHOD_VIEWS,
+    default=held_value("method_view", METHOD_VIEWS),
+    format_func=_LABELS.get,
+    key="method_view",
+    required=True,
+    persist_state="session",
 )
 
 if view == "formulas":

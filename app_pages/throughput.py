@@ -5,6 +5,7 @@ from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.throughput import total_throughput_chart, user_speed_chart
 from ui.page import estimate_or_stop
+from ui.remount import held_value
 from ui.rows_throughput import (
     OUTPUT_STEPS,
     PROMPT_STEPS,
@@ -56,7 +57,9 @@ controls = (
     ),
 )
 for column, (label, options, label_of, key, help_text) in zip(st.columns(4), controls, strict=True):
-    column.select_slider(label, options, format_func=label_of, key=key, persist_state="session", help=help_text)
+    column.select_slider(
+        label, options, held_value(key, options), format_func=label_of, key=key, persist_state="session", help=help_text
+    )
 
 for row in metric_rows(chosen, knee, fit, state["target"], scenario.prompt_len):
     for column, metric in zip(st.columns(4), row, strict=True):

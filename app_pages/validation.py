@@ -6,6 +6,7 @@ from ui.charts import show_chart
 from ui.charts.validation import error_chart, validation_chart
 from ui.controls import VALIDATION_KINDS
 from ui.page import estimate_or_stop
+from ui.remount import held_value
 from ui.reports import shipped_report
 from ui.rows_validation import (
     band_rows,
@@ -50,7 +51,13 @@ st.table(nearest_rows(nearest(report, scenario, session_catalog(), count=5)), hi
 
 st.subheader("Every measurement", divider="gray")
 kind = st.segmented_control(
-    "Show", VALIDATION_KINDS, format_func=kind_label, key="val_kind", required=True, persist_state="session"
+    "Show",
+    VALIDATION_KINDS,
+    default=held_value("val_kind", VALIDATION_KINDS),
+    format_func=kind_label,
+    key="val_kind",
+    required=True,
+    persist_state="session",
 )
 rows = table_rows(report, kind)
 st.dataframe(rows, column_config=table_columns(), hide_index=True, height=420, placeholder="")

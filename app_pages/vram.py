@@ -7,6 +7,7 @@ from ui.charts import show_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.vram import knob_memory_chart, load_memory_chart
 from ui.page import estimate_or_stop
+from ui.remount import held_value
 from ui.rows import capacity_row, memory_rows
 from ui.sidebar import current_scenario
 
@@ -16,26 +17,38 @@ left, right = st.columns([5, 3])
 with left.container(border=True):
     st.markdown("**Training**")
     c1, c2 = st.columns(2)
-    c1.segmented_control("ZeRO stage", rows_vram.OPTIONS["zero"], key="zero", required=True, persist_state="session")
-    c2.segmented_control(
-        "Recomputation", rows_vram.OPTIONS["recompute"], key="recompute", required=True, persist_state="session"
-    )
+    for column, key, label in ((c1, "zero", "ZeRO stage"), (c2, "recompute", "Recomputation")):
+        options = rows_vram.OPTIONS[key]
+        column.segmented_control(
+            label, options, default=held_value(key, options), key=key, required=True, persist_state="session"
+        )
     st.segmented_control(
         "Tensor parallel (training and serving)",
         rows_vram.OPTIONS["tp"],
+        default=held_value("tp", rows_vram.OPTIONS["tp"]),
         key="tp",
         required=True,
         persist_state="session",
     )
     c1, c2 = st.columns(2)
-    c1.number_input("Micro-batch (sequences per card)", 1, 1024, key="micro", persist_state="session")
-    c2.number_input("Sequence length (tokens)", 128, 1_000_000, step=1024, key="seq", persist_state="session")
+    c1.number_input(
+        "Micro-batch (sequences per card)", 1, 1024, held_value("micro"), key="micro", persist_state="session"
+    )
+    c2.number_input(
+        "Sequence length (tokens)", 128, 1_000_000, held_value("seq"), step=1024, key="seq", persist_state="session"
+    )
 with right.container(border=True):
     st.markdown("**Serving**")
-    st.number_input("Concurrent sequences per replica", 1, 100_000, key="batch", persist_state="session")
+    st.number_input(
+        "Concurrent sequences per replica", 1, 100_000, held_value("batch"), key="batch", persist_state="session"
+    )
     c1, c2 = st.columns(2)
-    c1.number_input("Prompt tokens", 1, 1_000_000, step=256, key="prompt", persist_state="session")
-    c2.number_input("Output tokens", 1, 1_000_000, step=256, key="output", persist_state="session")
+    c1.number_input(
+        "Prompt tokens", 1, 1_000_000, held_value("prompt"), step=256, key="prompt", persist_state="session"
+    )
+    c2.number_input(
+        "Output tokens", 1, 1_000_000, held_value("output"), step=256, key="output", persist_state="session"
+    )
 
 scenario = current_scenario(**rows_vram.vram_settings(st.session_state))
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops

@@ -16,6 +16,7 @@ from model.precision import PRECISIONS
 from ui.catalog import session_catalog
 from ui.controls import AUTO, CARD_STEPS, CONTROLS, CUSTOM, PARAM_STEPS_B, format_params, load_from_url, save_to_url
 from ui.format import billions
+from ui.remount import held_index, held_value
 from ui.text import escape_markdown
 
 __all__ = [
@@ -107,28 +108,39 @@ def render_scenario_sidebar() -> None:
     with st.sidebar:
         for message in st.session_state.pop(_WARNINGS, []):
             st.warning(f"Link: {escape_markdown(message)}", icon=":material/link_off:")
-        st.selectbox("Model", [*catalog.models, CUSTOM], format_func=_model_labeller(), key=MODEL)
+        models = [*catalog.models, CUSTOM]
+        st.selectbox("Model", models, index=held_index(MODEL, models), format_func=_model_labeller(), key=MODEL)
         if st.session_state[MODEL] == CUSTOM:
             st.select_slider(
                 "Parameters",
                 PARAM_STEPS_B,
+                value=held_value(PARAMS, PARAM_STEPS_B),
                 format_func=format_params,
                 key=PARAMS,
                 persist_state="session",
                 help="A Llama-style dense model of this size (the engine derives its layers and width).",
             )
-        st.segmented_control("Precision", PRECISIONS, key=PRECISION, required=True)
-        st.selectbox("GPU", list(catalog.gpus), format_func=_gpu_labeller(), key=GPU)
-        st.select_slider("Cards", CARD_STEPS, format_func=lambda n: f"{n:,}", key=CARDS)
+        st.segmented_control(
+            "Precision", PRECISIONS, default=held_value(PRECISION, PRECISIONS), key=PRECISION, required=True
+        )
+        gpus = list(catalog.gpus)
+        st.selectbox("GPU", gpus, index=held_index(GPU, gpus), format_func=_gpu_labeller(), key=GPU)
+        st.select_slider(
+            "Cards", CARD_STEPS, value=held_value(CARDS, CARD_STEPS), format_func=lambda n: f"{n:,}", key=CARDS
+        )
+        links = [AUTO, *catalog.interconnects]
+        networks = [AUTO, *catalog.networks]
         st.selectbox(
             "Interconnect (inside a node)",
-            [AUTO, *catalog.interconnects],
+            links,
+            index=held_index(INTERCONNECT, links),
             format_func=_link_labeller("interconnects", st.session_state[GPU]),
             key=INTERCONNECT,
         )
         st.selectbox(
             "Network (between nodes)",
-            [AUTO, *catalog.networks],
+            networks,
+            index=held_index(NETWORK, networks),
             format_func=_link_labeller("networks", st.session_state[GPU]),
             key=NETWORK,
         )

@@ -40,3 +40,22 @@ def test_switching_pages_keeps_the_scenario(page, app_url):
     wait_for_app_run(page)
     expect(page.locator("h1")).to_contain_text("64 ×")
     screenshot(page, "after-page-switch")
+
+
+def test_a_quick_click_on_a_slow_machine_keeps_the_linked_scenario(page, app_url):
+    """A page switch sent before every sidebar widget has mounted must not reset the scenario.
+
+    A 6x CPU throttle makes the browser slow to mount the lazily loaded widgets, as a busy laptop
+    or a phone is; before ui/remount.py this link became 1 card of the first model, no precision.
+    """
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 6})
+    page.goto(f"{app_url}/?model=llama-3.1-70b&cards=64&precision=fp8")
+    # Click as soon as the first run has finished on the server, not once the widgets are drawn.
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Tokens per second").click()
+    wait_for_app_run(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Overview").click()
+    wait_for_app_run(page)
+    expect(page.locator("h1")).to_contain_text("Llama 3.1 70B on 64 ×")
+    expect(page).to_have_url(re.compile(r"precision=fp8"))
+    assert selected(page, "model").startswith("Llama 3.1 70B")
