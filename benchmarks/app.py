@@ -54,14 +54,35 @@ def app_rerun(page: str | None, repeats: int = 20) -> float:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     if page:
         at.switch_page(page).run()
+    return _cards_reruns(at, repeats)
+
+
+def _cards_reruns(at: AppTest, repeats: int) -> float:
     steps = (4, 8, 16, 32, 64)
     return _median_rerun(at, lambda a, i: a.select_slider(key="cards").set_value(steps[i % len(steps)]), repeats)
+
+
+def shell_rerun(repeats: int = 20) -> float:
+    """Median seconds of app.py's rerun with one empty page: the sidebar, page list, share and URL sync.
+
+    The source is app.py's own, with its page list swapped for one empty callable page, so this
+    follows app.py as it changes.
+    """
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    empty = 'st.session_state["_pages"] = [st.Page(lambda: st.title("Empty"), title="Empty", default=True)]'
+    shell = source.replace('st.session_state["_pages"] = build_pages()', empty)
+    if shell == source:
+        raise RuntimeError("app.py no longer builds its pages with build_pages(); update shell_rerun")
+    at = AppTest.from_string(shell, default_timeout=60).run()
+    return _cards_reruns(at, repeats)
 
 
 def main() -> None:
     """Print rerun times for every page against the trivial page."""
     trivial = trivial_rerun()
     print(f"trivial one-slider page, AppTest rerun: {trivial * 1e3:.1f} ms (median)")
+    shell = shell_rerun()
+    print(f"app shell with an empty page: {shell * 1e3:5.1f} ms = {shell / trivial:4.1f}x trivial")
     for name, page in PAGES.items():
         seconds = app_rerun(page)
         print(
