@@ -13,6 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import altair as alt
+
+# Altair's to_dict looks numpy and pandas up in sys.modules without importing them. On a fresh
+# server one session's page can be importing them (Streamlit loads pandas lazily) while another
+# builds a chart and finds a half-initialised numpy ("has no attribute 'ndarray'"). Importing both
+# here, whole, before any chart is built closes that race (tests/ui/test_chart_imports.py).
+import numpy  # noqa: F401
+import pandas  # noqa: F401
 import streamlit as st
 
 __all__ = ["COMPONENT_COLORS", "Rows", "component_color_scale", "data_of", "show_chart"]
