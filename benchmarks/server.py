@@ -28,15 +28,20 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """Run ``streamlit run app.py`` on a free loopback port until the block ends."""
+def running_server(log: Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """Run ``streamlit run app.py`` on a free loopback port until the block ends.
+
+    Args:
+        log: a file for the server's output (tracebacks included); None discards it.
+    """
     port = free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none", "--global.developmentMode", "false",
     ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    output = log.open("wb") if log is not None else subprocess.DEVNULL
+    process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -53,6 +58,8 @@ def running_server() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     finally:
         process.terminate()
         process.wait(timeout=15)
+        if log is not None:
+            output.close()  # type: ignore[union-attr]
 
 
 def peak_memory_bytes(pid: int) -> int | None:
