@@ -120,8 +120,22 @@ def selected(page, key: str) -> str:
     return page.locator(f".st-key-{key} input[role='combobox']").input_value()
 
 
+def wait_until_drawn(page) -> None:
+    """Wait until no element is still a loading placeholder and every chart has drawn its marks.
+
+    Widgets and charts load their code lazily, so a finished run can still show grey skeletons.
+    """
+    page.wait_for_function(
+        """() => document.querySelectorAll("[data-testid='stSkeleton'], [data-testid='stSkeletonElement']").length === 0
+          && [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+               .every(chart => chart.querySelector("svg.marks"))""",
+        timeout=30_000,
+    )
+
+
 def screenshot(page, name: str) -> Path:
-    """Save a full-page screenshot as a test artifact."""
+    """Save a full-page screenshot, once the page is drawn, as a test artifact."""
+    wait_until_drawn(page)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
