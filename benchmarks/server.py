@@ -40,8 +40,8 @@ def running_server(log: Path | None = None) -> Iterator[tuple[subprocess.Popen[b
         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none", "--global.developmentMode", "false",
     ]  # fmt: skip
-    output = log.open("wb") if log is not None else subprocess.DEVNULL
-    process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
+    with (log or Path(os.devnull)).open("wb") as output:  # the server keeps its own copy of the descriptor
+        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -58,8 +58,6 @@ def running_server(log: Path | None = None) -> Iterator[tuple[subprocess.Popen[b
     finally:
         process.terminate()
         process.wait(timeout=15)
-        if log is not None:
-            output.close()  # type: ignore[union-attr]
 
 
 def peak_memory_bytes(pid: int) -> int | None:
