@@ -31,6 +31,22 @@ def open_page(page: str = "overview", **query: str) -> AppTest:
     return at
 
 
+def sidebar_moves(model: str, gpu: str = "a100-sxm-80gb") -> list[tuple[str, str, object]]:
+    """One move of each sidebar control, as (AppTest element kind, key, new value).
+
+    ``model`` and ``gpu`` must differ from the scenario the test opens; the other moves differ
+    from the defaults (bf16, 8 cards, the GPU's own links).
+    """
+    return [
+        ("selectbox", "model", model),
+        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "gpu", gpu),
+        ("select_slider", "cards", 256),
+        ("selectbox", "link", "pcie-gen5"),
+        ("selectbox", "net", "ethernet-100g"),
+    ]
+
+
 def metric_values(at: AppTest) -> dict[str, str]:
     """Return every metric on the page as label -> displayed value."""
     return {m.label: m.value for m in at.metric}

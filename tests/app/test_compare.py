@@ -1,7 +1,7 @@
 import pytest
 
 from model import default_catalog
-from tests.app.conftest import open_page
+from tests.app.conftest import open_page, sidebar_moves
 from ui.saved import MAX_SAVED, SAVED_KEY
 
 
@@ -30,14 +30,7 @@ def test_compare_renders_every_gpu_with_the_current_one_marked():
 
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
-    [
-        ("selectbox", "model", "llama-3.1-405b"),
-        ("segmented_control", "precision", "fp8"),
-        ("selectbox", "gpu", "a100-sxm-80gb"),
-        ("select_slider", "cards", 256),
-        ("selectbox", "link", "pcie-gen5"),
-        ("selectbox", "net", "ethernet-100g"),
-    ],
+    sidebar_moves("llama-3.1-405b"),
 )
 def test_each_sidebar_control_changes_the_table(kind, key, value):
     # A 70B model on 64 cards spans nodes, so the sidebar's links matter to the current GPU's row.

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.app.conftest import metric_values, open_page
+from tests.app.conftest import metric_values, open_page, sidebar_moves
 
 METRICS = {"Training cost", "Training time", "Serving per month", "Break-even month", "API per month"}
 
@@ -43,14 +43,7 @@ def test_each_page_control_changes_a_number(kind, key, value, metric):
 
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
-    [
-        ("selectbox", "model", "llama-3.1-8b"),
-        ("segmented_control", "precision", "fp8"),
-        ("selectbox", "gpu", "a100-sxm-80gb"),
-        ("select_slider", "cards", 256),
-        ("selectbox", "link", "pcie-gen5"),
-        ("selectbox", "net", "ethernet-100g"),
-    ],
+    sidebar_moves("llama-3.1-8b"),
 )
 def test_each_sidebar_control_changes_a_number_on_the_costs_page(kind, key, value):
     # A 70B model on 64 cards spans nodes, so the links change the training time too.

@@ -2,7 +2,7 @@ import pytest
 
 from model.method import FORMULAS
 from model.seeds import SEED_CLAIMS
-from tests.app.conftest import open_page
+from tests.app.conftest import open_page, sidebar_moves
 from ui.rows_method import VERDICT_LABELS
 
 
@@ -35,14 +35,7 @@ def test_a_shared_link_opens_the_method_section_it_names():
 
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
-    [
-        ("selectbox", "model", "llama-3.1-70b"),
-        ("segmented_control", "precision", "fp8"),
-        ("selectbox", "gpu", "a100-sxm-80gb"),
-        ("select_slider", "cards", 256),
-        ("selectbox", "link", "pcie-gen5"),
-        ("selectbox", "net", "ethernet-100g"),
-    ],
+    sidebar_moves("llama-3.1-70b"),
 )
 def test_each_sidebar_control_changes_the_assumptions_table(kind, key, value):
     at = open_page("method", model="llama-3.1-8b", cards="64")

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.app.conftest import metric_values, open_page
+from tests.app.conftest import metric_values, open_page, sidebar_moves
 
 
 def test_overview_renders_the_answer_without_an_exception():
@@ -13,14 +13,7 @@ def test_overview_renders_the_answer_without_an_exception():
 
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
-    [
-        ("selectbox", "model", "llama-3.1-8b"),
-        ("segmented_control", "precision", "fp8"),
-        ("selectbox", "gpu", "a100-sxm-80gb"),
-        ("select_slider", "cards", 256),
-        ("selectbox", "link", "pcie-gen5"),
-        ("selectbox", "net", "ethernet-100g"),
-    ],
+    sidebar_moves("llama-3.1-8b"),
 )
 def test_each_sidebar_control_changes_a_number_on_the_overview(kind, key, value):
     # A 70B model on 64 cards spans nodes, so the links matter too.

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.app.conftest import metric_values, open_page
+from tests.app.conftest import metric_values, open_page, sidebar_moves
 
 # A 405B model on 64 H100s: each replica is tp 8 x pp 2, so the link inside a node and the
 # network between nodes both carry serving traffic.
@@ -26,14 +26,7 @@ def test_the_page_renders_the_answer_without_an_exception():
 
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
-    [
-        ("selectbox", "model", "llama-3.1-70b"),
-        ("segmented_control", "precision", "fp8"),
-        ("selectbox", "gpu", "a100-sxm-80gb"),
-        ("select_slider", "cards", 256),
-        ("selectbox", "link", "pcie-gen5"),
-        ("selectbox", "net", "ethernet-100g"),
-    ],
+    sidebar_moves("llama-3.1-70b"),
 )
 def test_each_sidebar_control_changes_a_number_on_the_page(kind, key, value):
     at = open_page("tokens", **SPREAD)

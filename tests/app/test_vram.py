@@ -1,6 +1,6 @@
 import pytest
 
-from tests.app.conftest import metric_values, open_page
+from tests.app.conftest import metric_values, open_page, sidebar_moves
 
 METRICS = {
     "Training memory per card",
@@ -28,14 +28,7 @@ def test_the_vram_page_renders_its_answer_without_an_exception():
 
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
-    [
-        ("selectbox", "model", "llama-3.1-8b"),
-        ("segmented_control", "precision", "fp8"),
-        ("selectbox", "gpu", "h200"),
-        ("select_slider", "cards", 256),
-        ("selectbox", "link", "pcie-gen5"),
-        ("selectbox", "net", "ethernet-100g"),
-    ],
+    sidebar_moves("llama-3.1-8b", gpu="h200"),
 )
 def test_each_sidebar_control_changes_what_the_page_shows(kind, key, value):
     # A 70B model on 64 cards spans nodes, so the links change the training times the takeaway compares.
