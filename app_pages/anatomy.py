@@ -1,8 +1,7 @@
 import streamlit as st
 
-from model.anatomy import chip_summary, links, memory_hierarchy, read_times
-from model.generations import generation_growth, generations
-from ui import rows_anatomy as rows
+from model.analyses.anatomy import chip_summary, links, memory_hierarchy, read_times
+from model.analyses.generations import generation_growth, generations
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.anatomy import generations_chart, hierarchy_chart, links_chart
@@ -10,13 +9,14 @@ from ui.controls import ANATOMY_VIEWS
 from ui.format import bytes_gb
 from ui.page import estimate_or_stop
 from ui.remount import held_value
+from ui.rows import anatomy as rows
 from ui.sidebar import current_scenario
 
 catalog = session_catalog()
 scenario = current_scenario()
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 gpu = catalog.gpus[scenario.gpu]
-chip_name = gpu.name.split(" (")[0]
+chip_name = gpu.short_name
 hierarchy = memory_hierarchy(gpu, catalog)
 weights = result.inference.memory_per_gpu.weights
 connections = links(gpu, catalog, scenario)

@@ -1,10 +1,10 @@
 import streamlit as st
 
-from model.compare import compare_gpus
+from model.analyses.compare import compare_gpus
 from ui.catalog import session_catalog
 from ui.page import estimate_or_stop
 from ui.remount import held_value
-from ui.rows_compare import (
+from ui.rows.compare import (
     FILTERS,
     cards_text,
     compare_caption,

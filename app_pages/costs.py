@@ -1,15 +1,15 @@
 import streamlit as st
 
-from model.economics import cost_over_time
-from model.scaling import OWN_LINKS, card_counts, link_variants, scaling_with_cards
-from ui import rows_economics as rows
+from model.analyses.economics import cost_over_time
+from model.analyses.scaling import OWN_LINKS, card_counts, link_variants, scaling_with_cards
+from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
-from ui.charts.economics import cost_over_time_chart, scaling_time_chart, step_share_chart
+from ui.charts.costs import cost_over_time_chart, scaling_time_chart, step_share_chart
 from ui.controls import AUTO
-from ui.format import dollars
 from ui.page import estimate_or_stop
 from ui.remount import held_index, held_value
+from ui.rows import costs as rows
 from ui.sidebar import current_scenario
 
 catalog = session_catalog()
@@ -73,18 +73,18 @@ for note in costs.notes:
     st.warning(rows.sentence(note), icon=":material/info:")
 
 m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric("Training cost", dollars(costs.training_usd), border=True, help=rows.training_help(costs, scenario.cards))
+m1.metric("Training cost", format_usd(costs.training_usd), border=True, help=rows.training_help(costs, scenario.cards))
 m2.metric(
     "Training time", rows.short_duration(costs.training_time_s), border=True, help="Wall time with interruptions."
 )
 m3.metric(
     "Serving per month",
-    dollars(costs.serving_usd_per_month),
+    format_usd(costs.serving_usd_per_month),
     border=True,
     help=rows.serving_help(costs, scenario.utilization),
 )
 m4.metric("Break-even month", rows.break_even_text(costs), border=True, help=rows.BREAK_EVEN_HELP)
-m5.metric("API per month", dollars(costs.api_usd_per_month), border=True, help=rows.api_help(costs))
+m5.metric("API per month", format_usd(costs.api_usd_per_month), border=True, help=rows.api_help(costs))
 st.markdown(rows.cost_takeaway(costs))
 show_chart(cost_over_time_chart, lines=rows.cost_rows(costs), marks=rows.cost_marks(costs))
 

@@ -1,13 +1,13 @@
 import streamlit as st
 
-from model.assumptions import assumptions
-from model.seed_checks import check_claims
+from model.explain import assumptions
+from model.seeds import check_claims
 from ui.catalog import session_catalog
 from ui.controls import METHOD_VIEWS
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.reports import shipped_report
-from ui.rows_method import (
+from ui.rows.method import (
     accuracy_text,
     assumption_rows,
     claim_rows,
@@ -24,7 +24,7 @@ from ui.tables import csv_button
 catalog = session_catalog()
 scenario = current_scenario()
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
-gpu_name = result.resolved.gpu.name.split(" (")[0]
+gpu_name = result.resolved.gpu.short_name
 
 st.title("Method")
 st.markdown(

@@ -1,13 +1,15 @@
 import streamlit as st
 
-from model.analysis import cpu_versus_gpu, serving_pair
+from model.analyses.compare import cpu_versus_gpu, serving_pair
+from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.memory import memory_breakdown_chart
-from ui.charts.speed import token_time_chart
-from ui.format import bytes_gb, dollars, duration, milliseconds, per_second, percent, short_milliseconds
+from ui.charts.overview import token_time_chart
+from ui.format import bytes_gb, duration, milliseconds, per_second, percent, short_milliseconds
 from ui.page import estimate_or_stop
-from ui.rows import capacity_row, memory_rows, token_time_rows
+from ui.rows.memory import capacity_row, memory_rows
+from ui.rows.overview import token_time_rows
 from ui.sidebar import current_scenario
 from ui.text import joined, likely_text, overview_takeaway, range_text
 
@@ -18,7 +20,7 @@ one, full = serving_pair(scenario, catalog)
 gpu = catalog.gpus[scenario.gpu]
 training, single, loaded = one.training, one.inference, full.inference
 
-st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.name.split(' (')[0]}")
+st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
 st.markdown(overview_takeaway(one, full, gpu.memory_bytes))
 
 st.subheader("Training", divider="gray")
@@ -46,8 +48,8 @@ c2.metric(
 )
 c3.metric(
     "Training cost",
-    dollars(training.cost_usd),
-    likely_text(one, "cost_usd", dollars) or None,
+    format_usd(training.cost_usd),
+    likely_text(one, "cost_usd", format_usd) or None,
     **QUIET,
     border=True,
     help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour."
@@ -93,8 +95,8 @@ c3.metric(
 )
 c4.metric(
     "$ per million output tokens",
-    dollars(loaded.cost_per_million_output_tokens_usd),
-    likely_text(full, "cost_per_million_output_tokens_usd", dollars) or None,
+    format_usd(loaded.cost_per_million_output_tokens_usd),
+    likely_text(full, "cost_per_million_output_tokens_usd", format_usd) or None,
     **QUIET,
     border=True,
     help=f"Full load at {percent(scenario.utilization)} utilisation.{RANGE_NOTE}",
@@ -110,8 +112,8 @@ with right:
     st.markdown(
         f"**Why GPUs**: one token on the GPU vs a 64 GB/s server CPU — **{comparison.gpu_speedup:,.0f}×** faster"
     )
-    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.name.split(" (")[0], "Server CPU, 64 GB/s"))
+    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.short_name, "Server CPU, 64 GB/s"))
     st.caption(
         "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth "
-        f"({cpu.name.split(' (')[0]} has {cpu.memory_bandwidth_bytes_per_s / 1e9:g} GB/s)."
+        f"({cpu.short_name} has {cpu.memory_bandwidth_bytes_per_s / 1e9:g} GB/s)."
     )

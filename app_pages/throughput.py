@@ -1,12 +1,12 @@
 import streamlit as st
 
-from model.serving import batch_sweep, knee_batch, largest_batch_within_latency
+from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.throughput import total_throughput_chart, user_speed_chart
 from ui.page import estimate_or_stop
 from ui.remount import held_value
-from ui.rows_throughput import (
+from ui.rows.throughput import (
     OUTPUT_STEPS,
     PROMPT_STEPS,
     TARGET_STEPS_MS,
@@ -35,7 +35,7 @@ knee = knee_batch(scenario, catalog)
 fit = largest_batch_within_latency(scenario, catalog, seconds_from_ms(state["target"]))
 gpu = catalog.gpus[scenario.gpu]
 
-st.title(f"{result.inputs['model_name']} on {scenario.cards:,} × {gpu.name.split(' (')[0]}")
+st.title(f"{result.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
 st.markdown(throughput_takeaway(fit, knee, state["target"], points[0]))
 
 controls = (

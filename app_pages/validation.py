@@ -1,6 +1,6 @@
 import streamlit as st
 
-from model.validate import error_band, nearest
+from model.validation import error_band, nearest
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.validation import error_chart, validation_chart
@@ -8,7 +8,7 @@ from ui.controls import VALIDATION_KINDS
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.reports import shipped_report
-from ui.rows_validation import (
+from ui.rows.validation import (
     band_rows,
     kind_label,
     nearest_rows,
@@ -41,7 +41,7 @@ with right:
         "on the right edge. `python -m model validate` prints the same figures."
     )
 
-gpu_name = result.resolved.gpu.name.split(" (")[0]
+gpu_name = result.resolved.gpu.short_name
 st.subheader(f"Nearest to {result.resolved.model_name} on {scenario.cards:,} × {gpu_name}", divider="gray")
 st.caption(
     "The published runs most like the sidebar's scenario (model size, GPU, card count, precision), with the "

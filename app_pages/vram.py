@@ -1,14 +1,14 @@
 import streamlit as st
 
-from model import fit
-from ui import rows_vram
+from model.analyses import fit
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.vram import knob_memory_chart, load_memory_chart
 from ui.page import estimate_or_stop
 from ui.remount import held_value
-from ui.rows import capacity_row, memory_rows
+from ui.rows import vram as rows_vram
+from ui.rows.memory import capacity_row, memory_rows
 from ui.sidebar import current_scenario
 
 catalog = session_catalog()
@@ -53,7 +53,7 @@ with right.container(border=True):
 scenario = current_scenario(**rows_vram.vram_settings(st.session_state))
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 gpu = catalog.gpus[scenario.gpu]
-title.title(f"VRAM: {result.inputs['model_name']} on {scenario.cards:,} × {gpu.name.split(' (')[0]}")
+title.title(f"VRAM: {result.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
 micro, seq = fit.largest_training_micro_batch(scenario, catalog), fit.largest_training_seq_len(scenario, catalog)
 batch = fit.largest_inference_batch(scenario, catalog)
 context = fit.largest_inference_context(scenario, catalog, scenario.batch)

@@ -16,6 +16,10 @@ from typing import Any, Literal
 __all__ = [
     "Architecture",
     "ArchitectureStats",
+    "AttentionKind",
+    "MlpKind",
+    "NormKind",
+    "default_vocab",
     "derive_architecture",
     "expected_experts_touched",
 ]
@@ -38,6 +42,9 @@ class ArchitectureStats:
     """Input embedding and learned positions: looked up, never multiplied."""
     head_params: float
     """The LM head's matrix (vocab x hidden), tied or not: it is multiplied on every token."""
+    embedding_and_head_params: float
+    """The embedding plus the LM head when it is untied: the weights outside the layers, which
+    weight-only quantisation keeps in 16-bit and ZeRO-3 gathers as units of their own."""
     matmul_params_active: float
     """Weights in matrix products per token: every linear layer, active experts and the head."""
     dense_matmul_params: float
@@ -211,6 +218,7 @@ def _compute_stats(a: Architecture) -> ArchitectureStats:
         active_params=active,
         embedding_params=embedding,
         head_params=head,
+        embedding_and_head_params=embedding + (0.0 if a.tied_embeddings else head),
         matmul_params_active=matmul_active,
         dense_matmul_params=dense_matmul,
         attention_params=float(a.layers * attention_params),
@@ -251,6 +259,11 @@ _ASPECT = 128.0
 _FFN_RATIO = 3.5
 
 
+def default_vocab(params: float) -> int:
+    """Return the vocabulary a bare parameter count gets: Llama 2's 32,000 below 2B, Llama 3's 128,256 above."""
+    return 128256 if params >= 2e9 else 32000
+
+
 def derive_architecture(
     params: float,
     *,
@@ -273,7 +286,7 @@ def derive_architecture(
         ValueError: the shapes given cannot reach ``params`` (e.g. a tiny count with a huge vocab).
     """
     if vocab is None:
-        vocab = 128256 if params >= 2e9 else 32000
+        vocab = default_vocab(params)
     n_experts = experts or 0
     k_active = active_experts or (min(2, n_experts) if n_experts else 0)
     mlp_copies = float(n_experts) if n_experts else 1.0

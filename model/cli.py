@@ -14,9 +14,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog
-from model.estimate import Estimate, estimate
-from model.precision import PRECISIONS
-from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, Scenario, ScenarioError
+from model.estimate import estimate
+from model.precision import KV_PRECISIONS, PRECISIONS
+from model.results import Estimate
+from model.scenario import (
+    FINETUNE_MODES,
+    MAX_BATCH,
+    OPTIMIZERS,
+    RECOMPUTE_MODES,
+    SCENARIO_FIELDS,
+    Scenario,
+    ScenarioError,
+)
 from model.units import DAY_S, GB, parse_quantity
 
 __all__ = ["main"]
@@ -73,7 +82,7 @@ def _fraction(text: str) -> float:
 def _batch(text: str) -> int | str:
     if text.strip().lower() == "max":
         return "max"
-    return _whole("a batch size or max", 1, 10_000_000)(text)
+    return _whole("a batch size or max", 1, MAX_BATCH)(text)
 
 
 def _price(text: str) -> float:
@@ -112,7 +121,7 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     hw.add_argument("--interconnect", metavar="ID", help="scale-up link inside a node")
     hw.add_argument("--network", metavar="ID", help="scale-out network between nodes")
     hw.add_argument("--precision", choices=PRECISIONS, metavar="|".join(PRECISIONS))
-    hw.add_argument("--kv-precision", choices=("fp32", "bf16", "fp16", "fp8", "int8", "int4"), metavar="P")
+    hw.add_argument("--kv-precision", choices=KV_PRECISIONS, metavar="|".join(KV_PRECISIONS))
     hw.add_argument("--catalog", metavar="FILE", help="a YAML file of extra gpus: and models: rows")
     hw.add_argument("--price-per-gpu-hour", type=_price, metavar="F")
     tr = p.add_argument_group("training")
@@ -139,46 +148,9 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-_FIELDS = (
-    "mlp",
-    "vp",
-    "model",
-    "params",
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "ffn",
-    "vocab",
-    "experts",
-    "active_experts",
-    "gpu",
-    "cards",
-    "gpus_per_node",
-    "interconnect",
-    "network",
-    "precision",
-    "kv_precision",
-    "tokens",
-    "seq_len",
-    "global_batch",
-    "micro_batch",
-    "tp",
-    "pp",
-    "dp",
-    "ep",
-    "zero",
-    "recompute",
-    "optimizer",
-    "finetune",
-    "lora_rank",
-    "mfu",
-    "batch",
-    "prompt_len",
-    "output_len",
-    "utilization",
-    "price_per_gpu_hour",
-)
+_FLAGGED = frozenset({"tied_embeddings", "master_weights", "flash_attention"})
+"""Scenario fields whose flags are not their values (true/false text, --no-... switches)."""
+_FIELDS = tuple(name for name in SCENARIO_FIELDS if name not in _FLAGGED)
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
@@ -295,6 +267,16 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _validate(*, as_json: bool) -> None:
+    """Print the validation report, as text or one JSON object."""
+    # Imported here: only this command reads the reference measurements.
+    from model.validation import validate
+    from model.validation.validate import format_report
+
+    report = validate()
+    print(json.dumps(report.to_dict(), allow_nan=False) if as_json else format_report(report))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser for ``python -m model``."""
     parser = _Parser(prog="python -m model", description="Estimate LLM training and serving on GPUs.")
@@ -321,9 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_list(args.kind, catalog, args.json))
             return 0
         if args.command == "validate":
-            from model.validate import run_validation  # only this command needs the reference data
-
-            return run_validation(as_json=args.json)
+            _validate(as_json=args.json)
+            return 0
         result = estimate(scenario_from_args(args), catalog)
     except ScenarioError as error:
         flag = "--" + error.field.replace("_", "-")

@@ -18,7 +18,7 @@ import math
 from typing import NamedTuple
 
 from model.catalog import Link
-from model.efficiency import EXPECTED, Efficiencies
+from model.efficiency import Efficiencies, measured_share
 
 __all__ = [
     "GroupPath",
@@ -43,27 +43,20 @@ class GroupPath(NamedTuple):
     is why it caps each token's experts at 4 nodes). 0 means the ring bandwidth."""
 
 
-def _share(measured: float | None, default: float, expected_default: float) -> float:
-    """Return a link's usable share: measured if known (moved by this set's optimism), else default."""
-    if measured is None:
-        return default
-    return min(0.97, measured * default / expected_default)
-
-
 @functools.lru_cache(maxsize=4096)
 def group_path(
     size: int, stride: int, gpus_per_node: int, scale_up: Link, network: Link, eff: Efficiencies
 ) -> GroupPath:
     """Return the path a group of ``size`` GPUs, ``stride`` apart in rank order, talks over."""
-    up = scale_up.bandwidth_bytes_per_s * _share(
-        scale_up.measured_efficiency, eff.collective_bandwidth, EXPECTED.collective_bandwidth
+    up = scale_up.bandwidth_bytes_per_s * measured_share(
+        scale_up.measured_efficiency, eff.collective_bandwidth, eff.link_scale
     )
     if size <= 1 or size * stride <= gpus_per_node:
         return GroupPath(up, scale_up.latency_s, False)
     members_per_node = max(1, gpus_per_node // stride)
     nodes = math.ceil(size / members_per_node)
-    nic = network.bandwidth_bytes_per_s * _share(
-        network.measured_efficiency, eff.network_bandwidth, EXPECTED.network_bandwidth
+    nic = network.bandwidth_bytes_per_s * measured_share(
+        network.measured_efficiency, eff.network_bandwidth, eff.link_scale
     )
     bandwidth = min(up, members_per_node * nic) if members_per_node > 1 else min(up, nic)
     latency = scale_up.latency_s + network.latency_s * max(1.0, math.log2(nodes))

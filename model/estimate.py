@@ -1,7 +1,7 @@
 """One estimate: training and inference for a scenario, with ranges and plain-language warnings.
 
 The result types (:class:`Estimate`, :class:`TrainingEstimate`, :class:`InferenceEstimate`,
-:class:`Range`) live in :mod:`model.results` and are re-exported here.
+:class:`Range`) live in :mod:`model.results`.
 """
 
 from __future__ import annotations
@@ -9,29 +9,46 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model.catalog import Catalog
-from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
+from model.efficiency import EXPECTED, Efficiencies, efficiency_variants
 from model.hardware import compute_precision, matmul_ceiling_share, peak_flops
 from model.inference import DecodeStep, ideal_decode_step, loaded_serving, serving_context, serving_rates
-from model.memory import RUNTIME_BYTES, inference_memory, max_batch_that_fits, training_regime
+from model.memory import RUNTIME_BYTES, ServingLoad, inference_memory, max_batch_that_fits, training_regime
 from model.parallelism import choose_inference_layout, choose_training_layout
 from model.results import Estimate, InferenceEstimate, Range, TrainingEstimate
-from model.scenario import Resolved, Scenario, resolve
+from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, step_time, training_work, wall_time
 from model.units import GB, HOUR_S
 
-__all__ = ["Estimate", "InferenceEstimate", "Range", "TrainingEstimate", "estimate", "runtime_bytes"]
-
-
-_VARIANTS: tuple[Efficiencies, ...] = (EXPECTED, OPTIMISTIC, PESSIMISTIC)
+__all__ = ["estimate", "serving_load", "training_precision"]
 
 
 def _bytes(value: float) -> str:
     return f"{value / GB:,.1f} GB"
 
 
-def runtime_bytes(r: Resolved) -> float:
-    """An accelerator attached to a host carries a runtime context; a bare CPU server does not."""
-    return RUNTIME_BYTES if r.gpu.host_link else 0.0
+def serving_load(r: Resolved) -> ServingLoad:
+    """Return what each sequence of the scenario brings to a serving replica.
+
+    An accelerator attached to a host carries a runtime context; a bare CPU server does not.
+    """
+    s = r.scenario
+    return ServingLoad(
+        precision=r.precision,
+        kv_precision=r.kv_precision,
+        context=float(s.prompt_len + s.output_len),
+        prompt_len=s.prompt_len,
+        runtime_bytes=RUNTIME_BYTES if r.gpu.host_link else 0.0,
+    )
+
+
+def training_precision(r: Resolved) -> str:
+    """Return the format the scenario trains in: int8 and int4 are serving formats, so bf16 unless adapters train.
+
+    LoRA and QLoRA keep a quantised frozen base and train their adapters in 16-bit.
+    """
+    if not trains_adapters(r.scenario.finetune) and r.precision in ("int8", "int4"):
+        return "bf16"
+    return r.precision
 
 
 def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
@@ -46,17 +63,17 @@ def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
     return ranges
 
 
-def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[str, Range]]:
+def _training(
+    r: Resolved, variants: Sequence[Efficiencies], warnings: list[str]
+) -> tuple[TrainingEstimate, dict[str, Range]]:
     s, gpu, arch = r.scenario, r.gpu, r.arch
-    precision = r.precision
-    if s.finetune not in ("lora", "qlora") and precision in ("int8", "int4"):
-        warnings.append(f"training in {precision} is not a training format; estimated as bf16 mixed precision")
-        precision = "bf16"
+    precision = training_precision(r)
+    if precision != r.precision:
+        warnings.append(f"training in {r.precision} is not a training format; estimated as {precision} mixed precision")
     key, note = compute_precision(gpu, precision)
     if note:
         warnings.append(f"training: {note}")
     regime = training_regime(arch, precision, s.optimizer, s.finetune, s.lora_rank, s.master_weights)
-    runtime = runtime_bytes(r)
     plan = choose_training_layout(
         arch,
         regime,
@@ -73,7 +90,7 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
         dp=s.dp,
         ep=s.ep,
         zero=s.zero,
-        runtime_bytes=runtime,
+        runtime_bytes=serving_load(r).runtime_bytes,
     )
     layout = plan.layout
     used = layout.tp * layout.pp * layout.dp
@@ -97,11 +114,10 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
     )
     peak = peak_flops(gpu, key)
     share = matmul_ceiling_share(gpu, key)
-    lora = s.finetune in ("lora", "qlora")
     model_flops = work.model_flops_per_token * r.tokens
     times: list[float] = []
     steps: list[StepTime] = []
-    for eff in _VARIANTS:
+    for eff in variants:
         if s.mfu is not None:
             seconds = model_flops / (used * peak * s.mfu) / work.steps
             step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
@@ -115,7 +131,7 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
                 peak=peak,
                 ceiling_share=share,
                 eff=eff,
-                lora=lora,
+                lora=trains_adapters(s.finetune),
             )
         steps.append(step)
         times.append(wall_time(step.total, work.steps, used, eff))
@@ -148,8 +164,10 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
         microbatches=plan.microbatches,
         steps=work.steps,
         step=steps[0],
+        precision=precision,
         compute_precision=key,
         regime=regime.label,
+        state_bytes_per_param=regime.weight_bytes + regime.grad_bytes + regime.optimizer_bytes,
     )
     ranges = _ranges(
         time_s=times,
@@ -162,76 +180,43 @@ def _training(r: Resolved, warnings: list[str]) -> tuple[TrainingEstimate, dict[
     return result, ranges
 
 
-def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dict[str, Range]]:
+def _inference(
+    r: Resolved, variants: Sequence[Efficiencies], warnings: list[str]
+) -> tuple[InferenceEstimate, dict[str, Range]]:
     s, gpu, arch = r.scenario, r.gpu, r.arch
     key, note = compute_precision(gpu, r.precision)
     if note:
         warnings.append(f"inference: {note}")
-    context = float(s.prompt_len + s.output_len)
-    if context > arch.max_context:
+    load = serving_load(r)
+    if load.context > arch.max_context:
         warnings.append(
-            f"prompt + output = {context:,.0f} tokens is longer than the model's {arch.max_context:,}-token context"
+            f"prompt + output = {load.context:,.0f} tokens is longer than the model's "
+            f"{arch.max_context:,}-token context"
         )
-    runtime = runtime_bytes(r)
     wanted = 1 if s.batch == "max" else int(s.batch)
     plan = choose_inference_layout(
         arch,
+        load,
         cards=s.cards,
         gpus_per_node=r.gpus_per_node,
         capacity_bytes=gpu.memory_bytes,
-        precision=r.precision,
-        kv_precision=r.kv_precision,
         batch=wanted,
-        context=context,
-        prompt_len=s.prompt_len,
         tp=s.tp,
         pp=s.pp,
-        runtime_bytes=runtime,
     )
-    most = max_batch_that_fits(
-        arch,
-        gpu.memory_bytes,
-        precision=r.precision,
-        kv_precision=r.kv_precision,
-        context=context,
-        prompt_len=s.prompt_len,
-        tp=plan.tp,
-        pp=plan.pp,
-        runtime_bytes=runtime,
-    )
+    most = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp)
     batch = max(1, most) if s.batch == "max" else wanted
-    memory = (
-        plan.memory
-        if batch == wanted
-        else inference_memory(
-            arch,
-            precision=r.precision,
-            kv_precision=r.kv_precision,
-            batch=batch,
-            context=context,
-            prompt_len=s.prompt_len,
-            tp=plan.tp,
-            pp=plan.pp,
-            runtime_bytes=runtime,
-        )
-    )
+    memory = plan.memory if batch == wanted else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp)
     fits = memory.total <= gpu.memory_bytes
     if not fits:
         limit = "not even one sequence fits" if most == 0 else f"at most {most} sequences fit"
         warnings.append(
             f"inference does not fit: needs {_bytes(memory.total)} per card, has {_bytes(gpu.memory_bytes)} ({limit})"
         )
-    ctx = serving_context(
-        r,
-        tp=plan.tp,
-        pp=plan.pp,
-        compute_key=key,
-        peak=peak_flops(gpu, key),
-        ceiling_share=matmul_ceiling_share(gpu, key),
-    )
+    ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
     ideal = ideal_decode_step(r, ctx, batch)
     price = r.price_per_gpu_hour
-    served = [loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in _VARIANTS]
+    served = [loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in variants]
     steps: list[DecodeStep] = [one.step for one in served]
     costs: list[float | None] = [
         price * s.cards / HOUR_S / (one.tokens_per_s * s.utilization) * 1e6 if price is not None else None
@@ -270,17 +255,24 @@ def _inference(r: Resolved, warnings: list[str]) -> tuple[InferenceEstimate, dic
     return result, _ranges(**figures)
 
 
-def estimate(scenario: Scenario, catalog: Catalog | None = None) -> Estimate:
+def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies: Efficiencies = EXPECTED) -> Estimate:
     """Estimate training and serving for ``scenario``.
+
+    Args:
+        scenario: what to estimate.
+        catalog: the catalog to resolve ids in (the built-in one by default).
+        efficiencies: the expected efficiency set; the range's ends are moved from it. Only a
+            calibration passes another one.
 
     Raises:
         ScenarioError: an input is invalid (unknown id, out of range); "does not fit" is a
             result, reported in ``fits`` and ``warnings``.
     """
     r = resolve(scenario, catalog)
+    variants = efficiency_variants(efficiencies)
     warnings: list[str] = []
     if r.price_per_gpu_hour is None:
         warnings.append(f"no cloud price is known for {r.gpu.name}; give price_per_gpu_hour for costs")
-    training, training_ranges = _training(r, warnings)
-    inference, inference_ranges = _inference(r, warnings)
+    training, training_ranges = _training(r, variants, warnings)
+    inference, inference_ranges = _inference(r, variants, warnings)
     return Estimate(r, training, inference, {**training_ranges, **inference_ranges}, tuple(warnings))

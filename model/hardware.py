@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from model.catalog import Gpu
-from model.efficiency import EXPECTED, Efficiencies
+from model.efficiency import Efficiencies, measured_share
 from model.precision import QUANTIZED_WEIGHT_PRECISIONS
 
 __all__ = [
@@ -62,7 +62,7 @@ def matmul_ceiling_share(gpu: Gpu, key: str) -> float | None:
     peak = gpu.dense_flops_per_s.get(key)
     if measured is None or not peak:
         return None
-    return min(measured / peak, 0.98)
+    return measured / peak
 
 
 @functools.lru_cache(maxsize=1024)
@@ -72,12 +72,10 @@ def achievable_bandwidth(gpu: Gpu, eff: Efficiencies, weight_precision: str | No
     A measured figure in the catalog replaces the default share of peak (scaled by this
     efficiency set's optimism); weight-only quantised weights stream slower (dequantisation).
     """
-    if gpu.measured_bandwidth_bytes_per_s:
-        share = gpu.measured_bandwidth_bytes_per_s / gpu.memory_bandwidth_bytes_per_s
-        share = min(0.97, share * eff.memory_bandwidth / EXPECTED.memory_bandwidth)
-    else:
-        share = eff.memory_bandwidth
-    bandwidth = gpu.memory_bandwidth_bytes_per_s * share
+    measured = gpu.measured_bandwidth_bytes_per_s
+    peak = gpu.memory_bandwidth_bytes_per_s
+    share = measured_share(measured / peak if measured else None, eff.memory_bandwidth, eff.memory_scale)
+    bandwidth = peak * share
     if weight_precision in QUANTIZED_WEIGHT_PRECISIONS:
         bandwidth *= eff.dequant_bandwidth
     return bandwidth

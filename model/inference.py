@@ -21,9 +21,9 @@ from typing import Literal, NamedTuple
 from model.architecture import Architecture, expected_experts_touched
 from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
 from model.efficiency import Efficiencies, matmul_efficiency
-from model.hardware import achievable_bandwidth
+from model.hardware import achievable_bandwidth, matmul_ceiling_share, peak_flops
 from model.memory import kv_bytes_per_sequence
-from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+from model.precision import bytes_per_element, weight_bytes
 from model.scenario import Resolved
 
 __all__ = [
@@ -70,26 +70,20 @@ class DecodeStep(NamedTuple):
     """Time per output token (the step, all pipeline stages)."""
 
 
-def serving_context(
-    r: Resolved, *, tp: int, pp: int, compute_key: str, peak: float, ceiling_share: float | None
-) -> ServingContext:
-    """Collect the per-replica sizes decode and prefill need."""
+def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str) -> ServingContext:
+    """Collect the per-replica sizes decode and prefill need; products run in ``compute_key``."""
     arch, stats = r.arch, r.arch.stats
-    weight_size = bytes_per_element(r.precision)
-    dense = stats.dense_matmul_params
-    if r.precision in QUANTIZED_WEIGHT_PRECISIONS:
-        dense_bytes = (dense - stats.head_params) * weight_size + stats.head_params * 2.0
-    else:
-        dense_bytes = dense * weight_size
+    # The LM head stays 16-bit under weight-only quantisation (tied or not, it is read every step).
+    dense_bytes = weight_bytes(stats.dense_matmul_params, r.precision, stats.head_params)
     context = r.scenario.prompt_len + r.scenario.output_len / 2.0
     return ServingContext(
         dense_weight_bytes=dense_bytes,
-        expert_bytes=stats.expert_params * weight_size,
+        expert_bytes=stats.expert_params * bytes_per_element(r.precision),
         kv_bytes_mean=kv_bytes_per_sequence(arch, context, r.kv_precision, tp, pp),
         elementwise_bytes=elementwise_bytes_per_token(arch, tp) * arch.layers / pp,
         compute_key=compute_key,
-        peak_flops=peak,
-        ceiling_share=ceiling_share,
+        peak_flops=peak_flops(r.gpu, compute_key),
+        ceiling_share=matmul_ceiling_share(r.gpu, compute_key),
         tp=tp,
         pp=pp,
     )

@@ -15,14 +15,17 @@ import math
 from typing import NamedTuple
 
 from model.architecture import Architecture
-from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element, weight_bytes
+from model.scenario import MAX_BATCH, Finetune, Optimizer, Recompute, trains_adapters
 
 __all__ = [
     "InferenceMemory",
     "Layout",
+    "ServingLoad",
     "TrainingMemory",
     "TrainingRegime",
     "inference_memory",
+    "inference_weight_bytes",
     "kv_bytes_per_sequence",
     "max_batch_that_fits",
     "training_memory",
@@ -40,7 +43,7 @@ are sized for one chunk."""
 LOGIT_BYTES = 4.0
 """Logits are upcast to fp32 for the softmax/loss."""
 
-_OPTIMIZER_STATE_BYTES = {"adamw": 8.0, "adamw-8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}
+_OPTIMIZER_STATE_BYTES: dict[Optimizer, float] = {"adamw": 8.0, "adamw-8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}
 """Per trainable parameter, without the master copy: AdamW keeps fp32 momentum and variance
 (8 B); 8-bit Adam quantises both (2 B, Dettmers et al. 2022); SGD keeps fp32 momentum (4 B);
 Adafactor keeps only factored row/column second moments and no momentum by default (~0 B,
@@ -82,6 +85,17 @@ class TrainingMemory(NamedTuple):
     total: float
 
 
+class ServingLoad(NamedTuple):
+    """What every sequence of a serving replica brings: weight and cache formats, context, prompt."""
+
+    precision: str
+    kv_precision: str
+    context: float
+    """Tokens each sequence holds at its end: prompt plus output."""
+    prompt_len: int
+    runtime_bytes: float = RUNTIME_BYTES
+
+
 class InferenceMemory(NamedTuple):
     """Inference memory per card, in bytes."""
 
@@ -114,7 +128,12 @@ def lora_params(arch: Architecture, rank: int) -> float:
 
 
 def training_regime(
-    arch: Architecture, precision: str, optimizer: str, finetune: str, lora_rank: int, master_weights: bool
+    arch: Architecture,
+    precision: str,
+    optimizer: Optimizer,
+    finetune: Finetune,
+    lora_rank: int,
+    master_weights: bool,
 ) -> TrainingRegime:
     """Return the bytes per parameter each training state takes under these choices."""
     total = arch.stats.total_params
@@ -126,12 +145,11 @@ def training_regime(
         master = 4.0 if master_weights else 0.0
         activation_scale = 1.0
         label = "mixed precision with fp32 master weights" if master_weights else "pure 16-bit"
-    if finetune in ("lora", "qlora"):
+    if trains_adapters(finetune):
         adapters = lora_params(arch, lora_rank)
         if finetune == "qlora" or precision in QUANTIZED_WEIGHT_PRECISIONS:
             # 4-bit NF4 base (QLoRA); embeddings and head stay 16-bit.
-            embed = arch.stats.embedding_params + (0.0 if arch.tied_embeddings else arch.stats.head_params)
-            base = (total - embed) * bytes_per_element("int4") + embed * 2.0
+            base = weight_bytes(total, "int4", arch.stats.embedding_and_head_params)
         else:
             base = total * weight
         per_param_weight = (base + adapters * 2.0) / total
@@ -161,7 +179,7 @@ def training_memory(
     seq_len: int,
     micro_batch: int,
     microbatches: int,
-    recompute: str,
+    recompute: Recompute,
     flash_attention: bool,
     runtime_bytes: float = RUNTIME_BYTES,
 ) -> TrainingMemory:
@@ -207,8 +225,7 @@ def training_memory(
     if layout.zero >= 3 and layout.dp > 1:
         # ZeRO-3/FSDP gathers the current and the prefetched unit in full: a layer, or the
         # embedding / LM head when that is larger.
-        embeddings = stats.embedding_params + (0.0 if arch.tied_embeddings else stats.head_params)
-        layer = (total - embeddings) / arch.layers / model_parallel
+        layer = (total - stats.embedding_and_head_params) / arch.layers / model_parallel
         unit = max(layer, stats.head_params / layout.tp)
         gather_buffers = 2.0 * unit * regime.weight_bytes
     states = weights + gradients + optimizer + activations
@@ -218,11 +235,7 @@ def training_memory(
 
 def inference_weight_bytes(arch: Architecture, precision: str) -> float:
     """Return the bytes of all resident weights, the 16-bit embedding/head of quantised models included."""
-    stats = arch.stats
-    if precision in QUANTIZED_WEIGHT_PRECISIONS:
-        embed = stats.embedding_params + (0.0 if arch.tied_embeddings else stats.head_params)
-        return (stats.total_params - embed) * bytes_per_element(precision) + embed * 2.0
-    return stats.total_params * bytes_per_element(precision)
+    return weight_bytes(arch.stats.total_params, precision, arch.stats.embedding_and_head_params)
 
 
 def kv_bytes_per_sequence(arch: Architecture, context: float, kv_precision: str, tp: int, pp: int) -> float:
@@ -239,67 +252,43 @@ def kv_bytes_per_sequence(arch: Architecture, context: float, kv_precision: str,
     return context * arch.stats.kv_elements_per_token * bytes_per_element(kv_precision) / (shards * pp)
 
 
-def inference_memory(
-    arch: Architecture,
-    *,
-    precision: str,
-    kv_precision: str,
-    batch: int,
-    context: float,
-    prompt_len: int,
-    tp: int,
-    pp: int,
-    runtime_bytes: float = RUNTIME_BYTES,
-) -> InferenceMemory:
-    """Return inference memory per card for ``batch`` sequences of ``context`` tokens."""
-    weights = inference_weight_bytes(arch, precision) / (tp * pp)
-    kv = batch * kv_bytes_per_sequence(arch, context, kv_precision, tp, pp)
-    chunk = min(PREFILL_CHUNK_TOKENS, batch * prompt_len)
+def inference_memory(arch: Architecture, load: ServingLoad, *, batch: int, tp: int, pp: int) -> InferenceMemory:
+    """Return inference memory per card for ``batch`` sequences of ``load.context`` tokens."""
+    weights = inference_weight_bytes(arch, load.precision) / (tp * pp)
+    kv = batch * kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp)
+    chunk = min(PREFILL_CHUNK_TOKENS, batch * load.prompt_len)
     transient = chunk * arch.stats.activation_bytes_per_token_layer / tp
     logits = batch * arch.vocab * LOGIT_BYTES / tp
     activations = transient + logits
-    return InferenceMemory(weights, kv, activations, runtime_bytes, weights + kv + activations + runtime_bytes)
+    total = weights + kv + activations + load.runtime_bytes
+    return InferenceMemory(weights, kv, activations, load.runtime_bytes, total)
 
 
-def max_batch_that_fits(
-    arch: Architecture,
-    capacity_bytes: float,
-    *,
-    precision: str,
-    kv_precision: str,
-    context: float,
-    prompt_len: int,
-    tp: int,
-    pp: int,
-    runtime_bytes: float = RUNTIME_BYTES,
-) -> int:
-    """Return the most concurrent sequences of ``context`` tokens that fit per replica (0: none).
+def max_batch_that_fits(arch: Architecture, capacity_bytes: float, load: ServingLoad, *, tp: int, pp: int) -> int:
+    """Return the most concurrent sequences of ``load.context`` tokens that fit per replica (0: none).
 
     Memory is linear in the batch on two pieces: while batch x prompt is under one prefill chunk,
     each sequence adds its prompt's transient activations; past it the chunk is full and each
     sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
     """
-    fixed = inference_weight_bytes(arch, precision) / (tp * pp) + runtime_bytes
+    prompt_len = load.prompt_len
+    fixed = inference_weight_bytes(arch, load.precision) / (tp * pp) + load.runtime_bytes
     activation = arch.stats.activation_bytes_per_token_layer / tp
-    per_sequence = kv_bytes_per_sequence(arch, context, kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
+    per_sequence = kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
     chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
     small = (capacity_bytes - fixed) / (per_sequence + prompt_len * activation)
     large = (capacity_bytes - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
     candidates = [min(small, chunk_limit)]
     if large > chunk_limit:
         candidates.append(large)
-    batch = int(min(max(candidates), 1e7))
+    batch = int(min(max(candidates), MAX_BATCH))
 
     def fits(b: int) -> bool:
-        memory = inference_memory(
-            arch, precision=precision, kv_precision=kv_precision, batch=b, context=context,
-            prompt_len=prompt_len, tp=tp, pp=pp, runtime_bytes=runtime_bytes,
-        )  # fmt: skip
-        return memory.total <= capacity_bytes
+        return inference_memory(arch, load, batch=b, tp=tp, pp=pp).total <= capacity_bytes
 
     # Floating-point rounding at the boundary: settle on the exact largest batch.
     while batch > 0 and not fits(batch):
         batch -= 1
-    while batch < 1e7 and fits(batch + 1):
+    while batch < MAX_BATCH and fits(batch + 1):
         batch += 1
     return max(batch, 0)

@@ -19,11 +19,13 @@ from model.architecture import Architecture
 from model.memory import (
     InferenceMemory,
     Layout,
+    ServingLoad,
     TrainingMemory,
     TrainingRegime,
     inference_memory,
     training_memory,
 )
+from model.scenario import Recompute
 
 __all__ = [
     "InferencePlan",
@@ -37,7 +39,7 @@ class TrainingPlan(NamedTuple):
     """The layout chosen for training and what it implies."""
 
     layout: Layout
-    recompute: str
+    recompute: Recompute
     global_batch: int
     """Sequences per optimizer step across all replicas."""
     microbatches: int
@@ -129,7 +131,7 @@ def choose_training_layout(
     seq_len: int,
     global_tokens: float,
     micro_batch: int,
-    recompute: str | None,
+    recompute: Recompute | None,
     flash_attention: bool,
     tp: int | None = None,
     pp: int | None = None,
@@ -143,7 +145,7 @@ def choose_training_layout(
     When none fits, return the layout that needs the least memory per card, so "does not fit"
     reports the best the cards can do.
     """
-    recompute_options = [recompute] if recompute else ["selective", "full"]
+    recompute_options: list[Recompute] = [recompute] if recompute else ["selective", "full"]
     pairs = _within_batch(
         _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp),
         cards,
@@ -191,33 +193,19 @@ def choose_training_layout(
 
 def choose_inference_layout(
     arch: Architecture,
+    load: ServingLoad,
     *,
     cards: int,
     gpus_per_node: int,
     capacity_bytes: float,
-    precision: str,
-    kv_precision: str,
     batch: int,
-    context: float,
-    prompt_len: int,
     tp: int | None,
     pp: int | None,
-    runtime_bytes: float,
 ) -> InferencePlan:
     """Return the smallest serving replica that holds the weights and ``batch`` sequences."""
     fallback: InferencePlan | None = None
     for t, p in _model_parallel_candidates(arch.heads, arch.layers, cards, gpus_per_node, tp, pp):
-        memory = inference_memory(
-            arch,
-            precision=precision,
-            kv_precision=kv_precision,
-            batch=batch,
-            context=context,
-            prompt_len=prompt_len,
-            tp=t,
-            pp=p,
-            runtime_bytes=runtime_bytes,
-        )
+        memory = inference_memory(arch, load, batch=batch, tp=t, pp=p)
         candidate = InferencePlan(t, p, max(1, cards // (t * p)), memory, memory.total <= capacity_bytes)
         if candidate.fits:
             return candidate

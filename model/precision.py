@@ -8,18 +8,24 @@ which is negligible per weight.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 __all__ = [
+    "KV_PRECISIONS",
     "PRECISIONS",
     "QUANTIZED_WEIGHT_PRECISIONS",
+    "KvPrecision",
     "Precision",
     "bytes_per_element",
     "default_kv_precision",
+    "weight_bytes",
 ]
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
-PRECISIONS: Final[tuple[Precision, ...]] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
+PRECISIONS: Final[tuple[Precision, ...]] = get_args(Precision)
+KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+"""Formats a KV cache is stored in (no serving engine caches K and V in fp4)."""
+KV_PRECISIONS: Final[tuple[KvPrecision, ...]] = get_args(KvPrecision)
 
 _BITS: Final[dict[str, float]] = {
     "fp32": 32.0,
@@ -42,7 +48,18 @@ def bytes_per_element(precision: str) -> float:
     return _BITS[precision] / 8.0
 
 
-def default_kv_precision(precision: str) -> Precision:
+def weight_bytes(params: float, precision: str, sixteen_bit_params: float = 0.0) -> float:
+    """Return the bytes of ``params`` weights stored in ``precision``.
+
+    Weight-only formats (int8, int4, fp4) keep ``sixteen_bit_params`` of them in 16-bit: the
+    embedding and the LM head, which bitsandbytes, GPTQ and AWQ leave unquantised.
+    """
+    if precision in QUANTIZED_WEIGHT_PRECISIONS:
+        return (params - sixteen_bit_params) * bytes_per_element(precision) + sixteen_bit_params * 2.0
+    return params * bytes_per_element(precision)
+
+
+def default_kv_precision(precision: str) -> KvPrecision:
     """Return the KV-cache precision a serving engine uses by default with these weights.
 
     FP8 and FP4 checkpoints are served with an FP8 KV cache (TensorRT-LLM and vLLM FP8 recipes);
@@ -50,6 +67,8 @@ def default_kv_precision(precision: str) -> Precision:
     """
     if precision in ("fp8", "fp4"):
         return "fp8"
-    if precision in ("fp32", "fp16"):
-        return precision  # type: ignore[return-value]
+    if precision == "fp32":
+        return "fp32"
+    if precision == "fp16":
+        return "fp16"
     return "bf16"

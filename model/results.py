@@ -1,8 +1,7 @@
 """The result of one estimate: training and inference figures, their ranges and the inputs used.
 
 :func:`model.estimate.estimate` builds these immutable named tuples; :meth:`Estimate.to_dict`
-turns one into plain dicts for JSON. ``model.estimate`` (and ``model``) re-export every name
-here, so ``from model.estimate import Estimate`` keeps working.
+turns one into plain dicts for JSON. ``model`` exports the four result types.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from typing import Any, NamedTuple
 
 from model.inference import DecodeStep
 from model.memory import InferenceMemory, Layout, TrainingMemory
-from model.scenario import SCENARIO_FIELDS, Resolved
+from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
 
 __all__ = ["UNCERTAIN_SPREAD", "Estimate", "InferenceEstimate", "Range", "TrainingEstimate"]
@@ -48,7 +47,7 @@ class TrainingEstimate(NamedTuple):
     memory_per_gpu: TrainingMemory
     fits: bool
     parallelism: Layout
-    recompute: str
+    recompute: Recompute
     tokens: float
     seq_len: int
     global_batch: int
@@ -56,8 +55,12 @@ class TrainingEstimate(NamedTuple):
     microbatches: int
     steps: float
     step: StepTime
+    precision: str
+    """The format trained in: the scenario's, or bf16 when it names a weight-only serving format."""
     compute_precision: str
     regime: str
+    state_bytes_per_param: float
+    """Weights, gradients and optimizer state (master copy included) per trained parameter."""
 
 
 class InferenceEstimate(NamedTuple):

@@ -11,38 +11,51 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple, get_args
 
-from model.architecture import Architecture, derive_architecture
+from model.architecture import Architecture, MlpKind, default_vocab, derive_architecture
 from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
-from model.precision import PRECISIONS, default_kv_precision
+from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 
 __all__ = [
     "FINETUNE_MODES",
+    "MAX_BATCH",
     "OPTIMIZERS",
     "RECOMPUTE_MODES",
     "SCENARIO_FIELDS",
+    "Finetune",
+    "Optimizer",
+    "Recompute",
     "Resolved",
     "Scenario",
     "ScenarioError",
     "resolve",
+    "trains_adapters",
 ]
 
 Recompute = Literal["none", "selective", "full"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 Finetune = Literal["none", "full", "lora", "qlora"]
-RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
-OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw-8bit", "sgd", "adafactor")
-FINETUNE_MODES: tuple[str, ...] = ("none", "full", "lora", "qlora")
+RECOMPUTE_MODES: Final[tuple[Recompute, ...]] = get_args(Recompute)
+OPTIMIZERS: Final[tuple[Optimizer, ...]] = get_args(Optimizer)
+FINETUNE_MODES: Final[tuple[Finetune, ...]] = get_args(Finetune)
+_ADAPTER_MODES: Final[frozenset[Finetune]] = frozenset({"lora", "qlora"})
 
 DEFAULT_MODEL = "llama-3.1-8b"
 DEFAULT_GPU = "h100-sxm"
 DEFAULT_GLOBAL_BATCH_TOKENS = 4_194_304
-"""Llama 2's batch: '4M tokens' = 1,024 sequences of 4,096 (Touvron et al. 2023, sec. 2.2)."""
-"""Llama 2 trained every size with 4M-token batches (model card); GPT-3 175B used 3.2M."""
+"""Llama 2 trained every size with 4M-token batches: 1,024 sequences of 4,096 (Touvron et al. 2023,
+sec. 2.2); GPT-3 175B used 3.2M."""
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
 """Default pre-training budget: 20 tokens per parameter (Hoffmann et al. 2022, Table 3)."""
 DEFAULT_FINETUNE_TOKENS = 1e8
+MAX_BATCH: Final = 10_000_000
+"""The most concurrent sequences per serving replica a scenario may ask for (and any search tries)."""
+
+
+def trains_adapters(finetune: Finetune) -> bool:
+    """Return whether ``finetune`` trains low-rank adapters on a frozen base (LoRA, QLoRA)."""
+    return finetune in _ADAPTER_MODES
 
 
 class ScenarioError(ValueError):
@@ -70,7 +83,7 @@ class Scenario:
     vocab: int | None = None
     experts: int | None = None
     active_experts: int | None = None
-    mlp: str | None = None
+    mlp: MlpKind | None = None
     """'gated' (SwiGLU, three matrices) or 'plain' (GELU, two); None keeps the model's."""
     tied_embeddings: bool | None = None
     gpu: str = DEFAULT_GPU
@@ -78,8 +91,8 @@ class Scenario:
     gpus_per_node: int | None = None
     interconnect: str | None = None
     network: str | None = None
-    precision: str = "bf16"
-    kv_precision: str | None = None
+    precision: Precision = "bf16"
+    kv_precision: KvPrecision | None = None
     # training
     tokens: float | None = None
     seq_len: int | None = None
@@ -92,9 +105,9 @@ class Scenario:
     zero: int | None = None
     vp: int = 1
     """Interleaved pipeline: model chunks per pipeline stage (Megatron's virtual pipeline)."""
-    recompute: str | None = None
-    optimizer: str = "adamw"
-    finetune: str = "none"
+    recompute: Recompute | None = None
+    optimizer: Optimizer = "adamw"
+    finetune: Finetune = "none"
     lora_rank: int = 16
     mfu: float | None = None
     master_weights: bool = True
@@ -124,12 +137,12 @@ class Resolved(NamedTuple):
     scale_up: Link
     network: Link
     gpus_per_node: int
-    precision: str
-    kv_precision: str
+    precision: Precision
+    kv_precision: KvPrecision
     tokens: float
     seq_len: int
     global_batch_tokens: float
-    recompute: str | None
+    recompute: Recompute | None
     price_per_gpu_hour: float | None
 
 
@@ -180,7 +193,7 @@ def _check_float(name: str, value: object) -> None:
         raise ScenarioError(name, value, allowed)
 
 
-def _check_choice(name: str, value: object, options: tuple[str, ...] | list[str]) -> None:
+def _check_choice(name: str, value: object, options: tuple[str, ...]) -> None:
     if value not in options:
         raise ScenarioError(name, value, f"one of {', '.join(options)}")
 
@@ -197,7 +210,7 @@ def _validate(s: Scenario) -> None:
             _check_float(name, value)
     _check_choice("precision", s.precision, PRECISIONS)
     if s.kv_precision is not None:
-        _check_choice("kv_precision", s.kv_precision, ("fp32", "bf16", "fp16", "fp8", "int8", "int4"))
+        _check_choice("kv_precision", s.kv_precision, KV_PRECISIONS)
     if s.zero is not None and (isinstance(s.zero, bool) or s.zero not in (0, 1, 2, 3)):
         raise ScenarioError("zero", s.zero, "0, 1, 2 or 3")
     if s.recompute is not None:
@@ -209,9 +222,9 @@ def _validate(s: Scenario) -> None:
         raise ScenarioError("tied_embeddings", s.tied_embeddings, "true or false")
     _check_choice("finetune", s.finetune, FINETUNE_MODES)
     if s.batch != "max" and (
-        isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= 10_000_000
+        isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= MAX_BATCH
     ):
-        raise ScenarioError("batch", s.batch, "a whole number from 1 to 10,000,000, or max")
+        raise ScenarioError("batch", s.batch, f"a whole number from 1 to {MAX_BATCH:,}, or max")
     if s.model is None and s.params is None and (s.layers is None or s.hidden is None):
         raise ScenarioError("model", None, "a preset id, or a parameter count (params), or layers and hidden")
     if s.heads is not None and s.kv_heads is not None and s.heads % s.kv_heads:
@@ -230,6 +243,8 @@ def _derived(params: float, overrides: tuple[tuple[str, Any], ...]) -> Architect
 
 
 _DERIVED_SHAPES = frozenset({"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts"})
+_SHAPE_FIELDS = (*sorted(_DERIVED_SHAPES), "mlp", "tied_embeddings")
+"""The scenario fields that override a model's shape."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -246,18 +261,7 @@ def _overridden(base: Architecture, overrides: tuple[tuple[str, Any], ...]) -> A
 
 
 def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
-    overrides: tuple[tuple[str, Any], ...] = (
-        ("layers", s.layers),
-        ("hidden", s.hidden),
-        ("heads", s.heads),
-        ("kv_heads", s.kv_heads),
-        ("ffn", s.ffn),
-        ("vocab", s.vocab),
-        ("experts", s.experts),
-        ("active_experts", s.active_experts),
-        ("mlp", s.mlp),
-        ("tied_embeddings", s.tied_embeddings),
-    )
+    overrides = tuple((name, getattr(s, name)) for name in _SHAPE_FIELDS)
     has_overrides = any(v is not None for _, v in overrides)
     if s.params is not None:
         try:
@@ -265,9 +269,13 @@ def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
         except ValueError as error:
             raise ScenarioError("params", s.params, str(error)) from error
     if s.model is None:
-        # Shapes alone: derive the rest for the size those shapes imply (~12 h^2 per layer).
-        implied = s.layers * 12.0 * s.hidden**2 + 2 * 32000 * s.hidden if s.layers and s.hidden else 1e9
-        base = derive_architecture(implied, layers=s.layers, hidden=s.hidden)
+        # Shapes alone (validation requires layers and hidden): derive the rest for the size they
+        # imply, ~12 h^2 per layer (attention 4 h^2, a 4h-wide MLP 8 h^2) plus the embeddings.
+        assert s.layers is not None
+        assert s.hidden is not None
+        body = 12.0 * s.layers * s.hidden**2
+        vocab = s.vocab or default_vocab(body)
+        base = derive_architecture(body + 2 * vocab * s.hidden, layers=s.layers, hidden=s.hidden, vocab=vocab)
         arch = _overridden(base, overrides)
         _check_shapes(arch)
         return arch, "custom"

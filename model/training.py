@@ -25,7 +25,7 @@ from model.communication import all_gather_time, all_reduce_time, all_to_all_tim
 from model.efficiency import Efficiencies, matmul_efficiency
 from model.hardware import achievable_bandwidth
 from model.memory import Layout, TrainingRegime
-from model.scenario import Resolved
+from model.scenario import Recompute, Resolved, trains_adapters
 
 __all__ = ["StepTime", "TrainingWork", "step_time", "training_work", "wall_time"]
 
@@ -75,12 +75,18 @@ class StepTime(NamedTuple):
 
 
 def training_work(
-    r: Resolved, regime: TrainingRegime, layout: Layout, *, global_batch: int, microbatches: int, recompute: str
+    r: Resolved,
+    regime: TrainingRegime,
+    layout: Layout,
+    *,
+    global_batch: int,
+    microbatches: int,
+    recompute: Recompute,
 ) -> TrainingWork:
     """Count the FLOPs, bytes and messages of one step for ``layout``."""
     arch, stats, s = r.arch, r.arch.stats, r.scenario
     seq = r.seq_len
-    lora = s.finetune in ("lora", "qlora")
+    lora = trains_adapters(s.finetune)
     cards_used = layout.tp * layout.pp * layout.dp
     # Causal attention: each query sees seq/2 keys on average.
     attention_forward = stats.attention_flops_per_token_per_key * seq / 2.0

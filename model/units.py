@@ -17,6 +17,7 @@ __all__ = [
     "HOUR_S",
     "TERA",
     "format_count",
+    "format_usd",
     "parse_quantity",
 ]
 
@@ -63,3 +64,21 @@ def format_count(value: float) -> str:
         if value >= scale:
             return f"{value / scale:,.3g}{suffix}"
     return f"{value:,.0f}"
+
+
+def format_usd(value: float | None) -> str:
+    """Write US dollars with a precision a person reads at a glance: $1.20B, $1.20M, $4,300, $4.30, $0.420.
+
+    ``n/a`` when the amount is unknown (None) or not finite.
+    """
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if value >= 1e9:
+        return f"${value / 1e9:,.2f}B"
+    if value >= 1e6:
+        return f"${value / 1e6:,.2f}M"
+    if value >= 100:
+        return f"${value:,.0f}"
+    if value >= 1:
+        return f"${value:,.2f}"
+    return f"${value:,.3f}"

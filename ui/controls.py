@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.precision import PRECISIONS
-from model.reference import KINDS
 from model.units import parse_quantity
+from model.validation import KINDS
 
 __all__ = [
     "ANATOMY_VIEWS",

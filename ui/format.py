@@ -7,8 +7,6 @@ import math
 __all__ = [
     "billions",
     "bytes_gb",
-    "count",
-    "dollars",
     "duration",
     "milliseconds",
     "per_second",
@@ -63,22 +61,6 @@ def short_milliseconds(seconds: float | None) -> str:
     return milliseconds(seconds, 0 if seconds >= 0.01 else 1)
 
 
-def dollars(value: float | None) -> str:
-    """Format US dollars with a sensible precision ('$1.2M', '$4,300', '$0.42')."""
-    if _missing(value):
-        return "n/a"
-    assert value is not None
-    if value >= 1e9:
-        return f"${value / 1e9:,.2f}B"
-    if value >= 1e6:
-        return f"${value / 1e6:,.2f}M"
-    if value >= 100:
-        return f"${value:,.0f}"
-    if value >= 1:
-        return f"${value:,.2f}"
-    return f"${value:,.3f}"
-
-
 def per_second(value: float | None, unit: str = "tokens/s") -> str:
     """Format a rate with thousands separators ('12,300 tokens/s')."""
     if _missing(value):
@@ -87,17 +69,6 @@ def per_second(value: float | None, unit: str = "tokens/s") -> str:
     if value >= 100:
         return f"{value:,.0f} {unit}"
     return f"{value:,.1f} {unit}"
-
-
-def count(value: float | None) -> str:
-    """Format a large count compactly ('1.4T', '70B', '8,192')."""
-    if _missing(value):
-        return "n/a"
-    assert value is not None
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if value >= scale:
-            return f"{value / scale:,.3g}{suffix}"
-    return f"{value:,.0f}"
 
 
 def billions(value: float) -> str:

@@ -14,8 +14,7 @@ from typing import Any, NamedTuple
 import streamlit as st
 import yaml
 
-from model import Catalog, default_catalog
-from model.catalog import CatalogError, parse_user_catalog
+from model import Catalog, CatalogError, default_catalog, parse_user_catalog
 from model.units import GB, TERA
 from ui.catalog import add_user_rows
 from ui.format import billions

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.catalog import default_catalog
-from model.validate import ValidationReport, validate
+from model import default_catalog
+from model.validation import ValidationReport, validate
 
 __all__ = ["shipped_report"]
 

@@ -12,8 +12,9 @@ from typing import Any
 import streamlit as st
 
 from model import Catalog, Scenario, ScenarioError
-from model.compare import ScenarioFigures, scenario_figures
-from ui.format import bytes_gb, dollars, duration, milliseconds, per_second
+from model.analyses.compare import ScenarioFigures, scenario_figures
+from model.units import format_usd
+from ui.format import bytes_gb, duration, milliseconds, per_second
 from ui.tables import rows_to_csv
 from ui.text import escape_markdown
 
@@ -48,7 +49,7 @@ def saved_scenarios() -> list[dict[str, Any]]:
 
 def scenario_label(figures: ScenarioFigures) -> str:
     """Name a scenario by what it runs: 'Llama 3.1 8B · 8 × NVIDIA H100 SXM5 80GB · bf16'."""
-    return f"{figures.model_name} · {figures.cards:,} × {figures.gpu_name.split(' (')[0]} · {figures.precision}"
+    return f"{figures.model_name} · {figures.cards:,} × {figures.gpu_name} · {figures.precision}"
 
 
 def save_scenario(scenario: Scenario, label: str) -> str:
@@ -104,10 +105,10 @@ def figure_cells(figures: ScenarioFigures, base: ScenarioFigures | None = None) 
 
     return [
         ("Model", figures.model_name),
-        ("GPU × cards", f"{figures.cards:,} × {figures.gpu_name.split(' (')[0]}"),
+        ("GPU × cards", f"{figures.cards:,} × {figures.gpu_name}"),
         ("Precision", figures.precision),
         ("Training time", duration(figures.training_time_s) + versus("training_time_s")),
-        ("Training cost", dollars(figures.training_cost_usd) + versus("training_cost_usd")),
+        ("Training cost", format_usd(figures.training_cost_usd) + versus("training_cost_usd")),
         (
             "Memory per card, training",
             f"{bytes_gb(figures.training_memory_per_gpu_bytes)}, {_fits(figures.training_fits)}",
@@ -120,7 +121,7 @@ def figure_cells(figures: ScenarioFigures, base: ScenarioFigures | None = None) 
         ("Tokens/s at full load", per_second(figures.serving_tokens_per_s) + versus("serving_tokens_per_s")),
         (
             "$ per million output tokens",
-            dollars(figures.cost_per_million_output_tokens_usd) + versus("cost_per_million_output_tokens_usd"),
+            format_usd(figures.cost_per_million_output_tokens_usd) + versus("cost_per_million_output_tokens_usd"),
         ),
     ]
 
@@ -153,7 +154,7 @@ def _record(entry: dict[str, Any], figures: ScenarioFigures | str) -> dict[str, 
 
 
 def saved_json(entries: list[dict[str, Any]], catalog: Catalog) -> str:
-    """Return the saved scenarios and their figures as JSON (SI units: bytes, seconds, dollars)."""
+    """Return the saved scenarios and their figures as JSON (SI units: bytes, seconds, format_usd)."""
     items = [{**_record(entry, _figures(entry, catalog)), "scenario": entry["scenario"]} for entry in entries]
     return json.dumps(items, indent=2)
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from model import Estimate
-from ui.format import bytes_gb, dollars, duration, per_second
+from model.units import format_usd
+from ui.format import bytes_gb, duration, per_second
 
 __all__ = ["escape_markdown", "joined", "likely_text", "overview_takeaway", "range_text", "span"]
 
@@ -56,7 +57,7 @@ def overview_takeaway(one: Estimate, full: Estimate, capacity_bytes: float) -> s
     t = one.training
     training = (
         f"Training fits ({bytes_gb(t.memory_per_gpu.total)} of {bytes_gb(capacity_bytes, 0)} per card) and takes "
-        f"{duration(t.time_s)}" + (f" for {dollars(t.cost_usd)}" if t.cost_usd is not None else "")
+        f"{duration(t.time_s)}" + (f" for {format_usd(t.cost_usd)}" if t.cost_usd is not None else "")
         if t.fits
         else f"Training does not fit: it needs {bytes_gb(t.memory_per_gpu.total)} per card, the card has "
         f"{bytes_gb(capacity_bytes, 0)}"
@@ -69,7 +70,7 @@ def overview_takeaway(one: Estimate, full: Estimate, capacity_bytes: float) -> s
             f"serving gives one user {per_second(one.inference.decode_tokens_per_s_per_user)}, and at full load "
             f"({served.batch:,} sequences per replica) {per_second(served.decode_tokens_per_s)} in total"
             + (
-                f" at {dollars(served.cost_per_million_output_tokens_usd)} per million output tokens"
+                f" at {format_usd(served.cost_per_million_output_tokens_usd)} per million output tokens"
                 if served.cost_per_million_output_tokens_usd is not None
                 else ""
             )

@@ -1,9 +1,9 @@
 import pytest
 
-from model.method import FORMULAS
+from model.explain import FORMULAS
 from model.seeds import SEED_CLAIMS
 from tests.app.conftest import open_page, sidebar_moves
-from ui.rows_method import VERDICT_LABELS
+from ui.rows.method import VERDICT_LABELS
 
 
 def _assumptions(at) -> dict[str, str]:

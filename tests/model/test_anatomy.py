@@ -6,7 +6,7 @@ import math
 import pytest
 
 from model import Scenario, ScenarioError, default_catalog, parse_user_catalog
-from model.anatomy import (
+from model.analyses.anatomy import (
     HOST_MEMORY_PER_GPU_BYTES,
     SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM,
     chip_summary,

@@ -1,7 +1,7 @@
 import pytest
 
+from model import default_catalog
 from model.architecture import Architecture, derive_architecture, expected_experts_touched
-from model.catalog import default_catalog
 
 PRESETS = list(default_catalog().models.values())
 

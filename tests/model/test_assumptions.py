@@ -2,10 +2,9 @@
 
 import dataclasses
 
-from model import Scenario
-from model.assumptions import assumptions, range_multipliers
-from model.catalog import default_catalog
+from model import Scenario, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
+from model.explain import assumptions, range_multipliers
 
 CATALOG = default_catalog()
 

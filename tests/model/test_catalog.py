@@ -1,6 +1,6 @@
 import pytest
 
-from model.catalog import CatalogError, default_catalog, load_user_catalog, parse_user_catalog
+from model import CatalogError, default_catalog, load_user_catalog, parse_user_catalog
 
 CATALOG = default_catalog()
 GPUS = list(CATALOG.gpus.values())

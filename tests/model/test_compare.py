@@ -6,7 +6,7 @@ import time
 import pytest
 
 from model import Scenario, default_catalog, estimate, parse_user_catalog
-from model.compare import compare_gpus, fewest_serving_cards, scenario_figures
+from model.analyses.compare import compare_gpus, fewest_serving_cards, scenario_figures
 
 CATALOG = default_catalog()
 MY_CARD = """

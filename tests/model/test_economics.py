@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model import Scenario, ScenarioError, estimate
-from model.catalog import default_catalog
-from model.economics import DAYS_PER_MONTH, api_price, cost_over_time
+from model import Scenario, ScenarioError, default_catalog, estimate
+from model.analyses.economics import DAYS_PER_MONTH, api_price, cost_over_time
 
 CATALOG = default_catalog()
 PRICES = {price.id: price for price in CATALOG.prices}

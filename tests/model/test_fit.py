@@ -3,15 +3,17 @@ import math
 
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
-from model.fit import (
+from model import Scenario, default_catalog, estimate
+from model.analyses.fit import (
     largest_inference_batch,
     largest_inference_context,
     largest_training_micro_batch,
     largest_training_seq_len,
+    pinned_serving,
+    pinned_training,
+    with_context,
 )
-from model.fit_sweeps import pinned_serving, pinned_training, with_context
+from model.analyses.search import largest_passing
 
 CATALOG = default_catalog()
 LLAMA_8B_ON_ONE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, prompt_len=3000, output_len=1000, batch=8)
@@ -100,8 +102,6 @@ def test_the_searches_answer_zero_when_nothing_fits():
 
 @pytest.mark.parametrize("guess", [None, -5, 1, 2, 7, 19, 20, 21, 39, 40, 41, 500])
 def test_the_search_finds_the_last_fitting_value_from_any_first_guess(guess):
-    from model.fit import _largest
-
     for threshold in range(45):
         calls = []
 
@@ -109,5 +109,5 @@ def test_the_search_finds_the_last_fitting_value_from_any_first_guess(guess):
             calls.append(n)
             return n <= threshold
 
-        assert _largest(fits, 1, 40, guess) == min(threshold, 40)
+        assert largest_passing(fits, 1, 40, guess) == min(threshold, 40)
         assert len(calls) <= 16

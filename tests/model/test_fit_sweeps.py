@@ -4,13 +4,13 @@ import dataclasses
 
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
-from model.fit import largest_inference_batch, largest_inference_context
-from model.fit_sweeps import (
+from model import Scenario, default_catalog, estimate
+from model.analyses.fit import (
     inference_batch_sweep,
     inference_context_sweep,
     largest_component,
+    largest_inference_batch,
+    largest_inference_context,
     pinned_training,
     recompute_sweep,
     tp_sweep,

@@ -3,7 +3,7 @@
 import pytest
 
 from model import default_catalog
-from model.generations import GENERATION_IDS, generation_growth, generations
+from model.analyses.generations import GENERATION_IDS, generation_growth, generations
 
 CATALOG = default_catalog()
 

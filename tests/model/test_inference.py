@@ -2,8 +2,7 @@ import dataclasses
 
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
+from model import Scenario, default_catalog, estimate
 
 CATALOG = default_catalog()
 

@@ -4,11 +4,9 @@ import dataclasses
 
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
+from model import Scenario, default_catalog, estimate
 from model.communication import all_gather_time, all_to_all_time, group_path
 from model.efficiency import EXPECTED
-from model.hardware import matmul_ceiling_share, peak_flops
 from model.inference import decode_step, elementwise_bytes_per_token, serving_context, serving_rates
 
 CATALOG = default_catalog()
@@ -18,14 +16,7 @@ def _replica(scenario):
     full = estimate(scenario, CATALOG)
     r, inference = full.resolved, full.inference
     key = inference.compute_precision
-    ctx = serving_context(
-        r,
-        tp=inference.tp,
-        pp=inference.pp,
-        compute_key=key,
-        peak=peak_flops(r.gpu, key),
-        ceiling_share=matmul_ceiling_share(r.gpu, key),
-    )
+    ctx = serving_context(r, tp=inference.tp, pp=inference.pp, compute_key=key)
     return r, ctx, serving_rates(r, ctx, EXPECTED)
 
 

@@ -1,8 +1,7 @@
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
-from model.memory import Layout, inference_memory, kv_bytes_per_sequence, training_memory, training_regime
+from model import Scenario, default_catalog, estimate
+from model.memory import Layout, ServingLoad, inference_memory, kv_bytes_per_sequence, training_memory, training_regime
 
 MODELS = default_catalog().models
 LLAMA2_7B = MODELS["llama-2-7b"].architecture
@@ -44,9 +43,8 @@ def test_fp8_kv_cache_is_half_of_bf16():
 
 
 def test_int4_weights_keep_a_16_bit_embedding_and_head():
-    memory = inference_memory(
-        LLAMA2_7B, precision="int4", kv_precision="bf16", batch=1, context=1, prompt_len=1, tp=1, pp=1
-    )
+    load = ServingLoad(precision="int4", kv_precision="bf16", context=1, prompt_len=1)
+    memory = inference_memory(LLAMA2_7B, load, batch=1, tp=1, pp=1)
     embed_and_head = 2 * 32000 * 4096
     body = LLAMA2_7B.stats.total_params - embed_and_head
     assert memory.weights == pytest.approx(body * 4.5 / 8 + embed_and_head * 2)

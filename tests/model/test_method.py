@@ -4,10 +4,9 @@ import importlib
 
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
+from model import Scenario, default_catalog, estimate
+from model.explain import FORMULA_GROUPS, FORMULAS
 from model.memory import kv_bytes_per_sequence, training_regime
-from model.method import FORMULA_GROUPS, FORMULAS
 
 CATALOG = default_catalog()
 

@@ -6,8 +6,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
+from model import Scenario, default_catalog, estimate
 
 CATALOG = default_catalog()
 GPU_IDS = sorted(CATALOG.gpus)

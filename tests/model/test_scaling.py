@@ -5,9 +5,8 @@ import itertools
 
 import pytest
 
-from model import Scenario, estimate
-from model.catalog import default_catalog
-from model.scaling import MAX_CARDS, OWN_LINKS, card_counts, link_variants, scaling_with_cards
+from model import Scenario, default_catalog, estimate
+from model.analyses.scaling import MAX_CARDS, OWN_LINKS, card_counts, link_variants, scaling_with_cards
 
 CATALOG = default_catalog()
 BASE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8)

@@ -6,9 +6,8 @@ from types import MappingProxyType
 
 import pytest
 
-from model.catalog import Catalog, default_catalog
-from model.seed_checks import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, check_claims, verdict
-from model.seeds import SEED_CLAIMS, VERDICTS
+from model import Catalog, default_catalog
+from model.seeds import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SEED_CLAIMS, VERDICTS, check_claims, verdict
 
 CATALOG = default_catalog()
 CHECKS = {check.claim.id: check for check in check_claims(CATALOG)}

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from model.catalog import default_catalog
-from model.seed_checks import check_claims
-from model.seeds import SEED_CLAIMS
+from model import default_catalog
+from model.seeds import SEED_CLAIMS, check_claims
 
 CATALOG = default_catalog()
 CHECKS = {check.claim.id: check for check in check_claims(CATALOG)}

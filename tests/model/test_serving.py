@@ -6,12 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model import Scenario, ScenarioError, estimate
-from model.catalog import default_catalog
+from model import Scenario, ScenarioError, default_catalog, estimate
+from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
 from model.efficiency import EXPECTED
-from model.hardware import matmul_ceiling_share, peak_flops
+from model.hardware import peak_flops
 from model.inference import serving_context, serving_rates
-from model.serving import batch_sweep, knee_batch, largest_batch_within_latency
 
 CATALOG = default_catalog()
 # Short contexts on one H100: the KV cache is small, so the knee lies inside the batches that fit.
@@ -94,9 +93,7 @@ def _dense_knee(scenario, ideal):
     r, inference = full.resolved, full.inference
     key = inference.compute_precision
     peak = peak_flops(r.gpu, key)
-    ctx = serving_context(
-        r, tp=inference.tp, pp=inference.pp, compute_key=key, peak=peak, ceiling_share=matmul_ceiling_share(r.gpu, key)
-    )
+    ctx = serving_context(r, tp=inference.tp, pp=inference.pp, compute_key=key)
     rates = serving_rates(r, ctx, EXPECTED)
     bandwidth = r.gpu.memory_bandwidth_bytes_per_s
     weight_bw, kv_bw, flops = (

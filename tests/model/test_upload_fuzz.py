@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from model.catalog import Catalog, CatalogError, parse_user_catalog
+from model import Catalog, CatalogError, parse_user_catalog
 from tests.fuzzing import malformed_catalogs
 
 DOCUMENTS = malformed_catalogs(1200)

@@ -8,10 +8,10 @@ import sys
 import pytest
 import yaml
 
-from model import Scenario
-from model.catalog import DATA_DIR, default_catalog
-from model.reference import KINDS, load_references
-from model.validate import format_report, nearest, predict, validate
+from model import Scenario, default_catalog
+from model.catalog import DATA_DIR
+from model.validation import KINDS, load_references, nearest, validate
+from model.validation.validate import format_report, predict
 
 CATALOG = default_catalog()
 REPORT = validate(CATALOG)

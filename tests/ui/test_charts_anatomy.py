@@ -1,11 +1,11 @@
 """Anatomy chart builders and row shapers: rows in, layered charts out (checked through to_dict)."""
 
 from model import Scenario, default_catalog
-from model.anatomy import links, memory_hierarchy, read_times
-from model.generations import generations
-from ui import rows_anatomy
+from model.analyses.anatomy import links, memory_hierarchy, read_times
+from model.analyses.generations import generations
 from ui.charts import _fill, _template
 from ui.charts.anatomy import KIND_COLORS, generations_chart, hierarchy_chart, links_chart
+from ui.rows import anatomy as rows_anatomy
 
 CATALOG = default_catalog()
 H100 = CATALOG.gpus["h100-sxm"]

@@ -2,7 +2,7 @@
 
 from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.charts.memory import memory_breakdown_chart
-from ui.charts.speed import token_time_chart
+from ui.charts.overview import token_time_chart
 
 PARTS = [
     {"workload": "Training", "component": "weights", "gb": 16.0, "order": 0},

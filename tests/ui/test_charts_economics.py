@@ -1,12 +1,11 @@
 """Cost and scaling charts (checked through to_dict) and the rows that feed them."""
 
-from model import Scenario
-from model.catalog import default_catalog
-from model.economics import cost_over_time
-from model.scaling import SETUP_LABELS, card_counts, link_variants, scaling_with_cards
+from model import Scenario, default_catalog
+from model.analyses.economics import cost_over_time
+from model.analyses.scaling import SETUP_LABELS, card_counts, link_variants, scaling_with_cards
 from ui.charts import _fill, _template
-from ui.charts.economics import cost_over_time_chart, scaling_time_chart, step_share_chart
-from ui.rows_economics import (
+from ui.charts.costs import cost_over_time_chart, scaling_time_chart, step_share_chart
+from ui.rows.costs import (
     COST_SERIES,
     IDEAL_SETUP,
     STEP_PARTS,

@@ -3,10 +3,10 @@
 import pytest
 
 from model import Scenario
-from model.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency
+from model.analyses.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency
 from ui.charts import _fill, _template
 from ui.charts.throughput import BOUND_COLORS, total_throughput_chart, user_speed_chart
-from ui.rows_throughput import (
+from ui.rows.throughput import (
     batch_options,
     chosen_rows,
     knee_rows,

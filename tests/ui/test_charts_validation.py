@@ -1,9 +1,9 @@
 """Validation chart builders and their rows (checked through to_dict)."""
 
-from model.validate import error_band
+from model.validation import error_band
 from ui.charts.validation import KIND_COLORS, error_chart, validation_chart
 from ui.reports import shipped_report
-from ui.rows_validation import band_rows, nearest_rows, point_rows, table_rows, validation_takeaway
+from ui.rows.validation import band_rows, nearest_rows, point_rows, table_rows, validation_takeaway
 
 REPORT = shipped_report()
 POINTS = point_rows(REPORT)

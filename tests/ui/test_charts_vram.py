@@ -3,12 +3,12 @@
 import math
 
 from model import Scenario
-from model.fit_sweeps import LoadPoint, recompute_sweep, zero_stage_sweep
+from model.analyses.fit import LoadPoint, recompute_sweep, zero_stage_sweep
 from model.memory import InferenceMemory
 from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.charts.vram import knob_memory_chart, load_memory_chart
 from ui.controls import CONTROLS
-from ui.rows_vram import OPTIONS, knob_rows, limit_row, load_rows, vram_settings
+from ui.rows.vram import OPTIONS, knob_rows, limit_row, load_rows, vram_settings
 
 PARTS = [
     {"option": "0", "component": "optimizer", "gb": 96.0, "order": 2, "status": "157.3 GB: does not fit"},

@@ -5,8 +5,8 @@ import io
 import json
 
 from model import Scenario, default_catalog
-from model.compare import compare_gpus, scenario_figures
-from ui.rows_compare import (
+from model.analyses.compare import compare_gpus, scenario_figures
+from ui.rows.compare import (
     CURRENT_MARK,
     FILTERS,
     compare_takeaway,

@@ -1,0 +1,322 @@
+"""GPU anatomy: the memory hierarchy as capacity against bandwidth, the chip's headline figures, its links.
+
+The seed article (seeds/gpu-overview-why-ai-needs-gpus.zh.txt, 第四站：内存层级) draws the
+hierarchy registers → shared memory → L2 → HBM → host RAM over PCIe and says "lower is larger
+and slower". This module puts catalog figures on it, says how each figure was obtained (catalog,
+derived, measured, assumption) and leaves out what no source gives: nothing here is invented.
+The seed's generations table (V100 to B100/B200) is :mod:`model.analyses.generations`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Final, NamedTuple
+
+from model.catalog import Catalog, Gpu, Link
+from model.hardware import compute_precision
+from model.scenario import Scenario, ScenarioError
+
+__all__ = [
+    "HOST_MEMORY_PER_GPU_BYTES",
+    "REGISTER_BYTES_PER_FP32_FLOP",
+    "SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM",
+    "ChipSummary",
+    "Hierarchy",
+    "HierarchyBreak",
+    "Level",
+    "LinkRow",
+    "Links",
+    "ReadTime",
+    "chip_summary",
+    "links",
+    "memory_hierarchy",
+    "read_times",
+]
+
+
+SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM: Final = 32 * 4
+"""32 banks x 4 bytes: "shared memory has 32 banks ... each bank has a bandwidth of 32 bits per
+clock cycle" (CUDA C++ Programming Guide, Compute Capabilities, shared memory section)."""
+REGISTER_BYTES_PER_FP32_FLOP: Final = 3 * 4 / 2
+"""Derived: a fused multiply-add (d = a x b + c, 2 FLOPs) reads three 4-byte source registers per
+lane, so at the FP32 peak the register file supplies 12 bytes per 2 FLOPs."""
+HOST_MEMORY_PER_GPU_BYTES: Final = 2048e9 / 8
+"""Assumption for a typical 8-GPU server: a DGX H100, like a DGX A100, carries 2 TB of system memory,
+1 TB per CPU as 16 x 64 GB DIMMs (vengineer.hatenablog.com, 2023-01-21), so 2,048 GB / 8 = 256 GB per GPU."""
+
+
+class Level(NamedTuple):
+    """One level of the memory hierarchy, for the whole chip (not per SM)."""
+
+    key: str
+    """'registers', 'shared', 'l2', 'device' or 'host'."""
+    name: str
+    capacity_bytes: float
+    capacity_kind: str
+    """'catalog' (a vendor figure the catalog carries), 'derived' or 'assumption'."""
+    capacity_basis: str
+    bandwidth_bytes_per_s: float | None
+    bandwidth_kind: str
+    """'catalog', 'derived', 'measured', or '' when no source gives one."""
+    bandwidth_basis: str
+    source: str = ""
+    """Where the bandwidth figure comes from, in full."""
+
+
+class HierarchyBreak(NamedTuple):
+    """Two neighbouring levels where "lower is larger and slower" does not hold."""
+
+    upper: str
+    """The upper level's key."""
+    lower: str
+    """The lower level's key."""
+    quantity: str
+    """'capacity' (the lower level is not larger) or 'bandwidth' (it is not slower)."""
+
+
+class Hierarchy(NamedTuple):
+    """A GPU's memory levels from the fastest to the largest, and what was left out and why."""
+
+    gpu_id: str
+    levels: tuple[Level, ...]
+    notes: tuple[str, ...]
+    breaks: tuple[HierarchyBreak, ...]
+    device_over_host: float | None
+    """How many times the device memory's bandwidth exceeds the host link's (per direction)."""
+
+
+class ReadTime(NamedTuple):
+    """Time to stream a number of bytes once from one level (None: it does not fit, or no bandwidth)."""
+
+    key: str
+    fits: bool
+    seconds: float | None
+
+
+def _registers(gpu: Gpu) -> tuple[Level | None, str | None]:
+    if not gpu.sm_count or not gpu.register_file_per_sm_bytes:
+        return None, "Registers: the catalog has no SM count or register file size for this chip."
+    capacity = gpu.sm_count * gpu.register_file_per_sm_bytes
+    basis = f"{gpu.sm_count} SMs × {gpu.register_file_per_sm_bytes / 1024:g} KiB per SM"
+    fp32 = gpu.dense_flops_per_s.get("fp32")
+    bandwidth = fp32 * REGISTER_BYTES_PER_FP32_FLOP if fp32 else None
+    level = Level(
+        "registers",
+        "Registers",
+        capacity,
+        "catalog",
+        basis,
+        bandwidth,
+        "derived" if bandwidth else "",
+        f"derived: {fp32 / 1e12:g} FP32 TFLOPS × 6 B" if fp32 else "",
+        "derived: an FMA (2 FLOPs) reads three 4-byte registers (a, b, c) per lane; FP32 peak from the catalog"
+        if fp32
+        else "",
+    )
+    return level, None if fp32 else "Registers: no FP32 peak in the catalog, so no operand rate is derived."
+
+
+def _shared(gpu: Gpu) -> tuple[Level | None, str | None]:
+    if not gpu.sm_count or not gpu.shared_memory_per_sm_bytes:
+        return None, "Shared memory: the catalog has no SM count or shared memory size for this chip."
+    capacity = gpu.sm_count * gpu.shared_memory_per_sm_bytes
+    basis = f"{gpu.sm_count} SMs × {gpu.shared_memory_per_sm_bytes / 1024:g} KiB per SM"
+    if gpu.vendor != "NVIDIA":
+        note = "Shared memory: the 32 banks × 4 bytes per clock rule is NVIDIA's (CUDA guide); not applied here."
+        return Level("shared", "Shared memory / L1", capacity, "catalog", basis, None, "", ""), note
+    if not gpu.boost_clock_hz:
+        note = "Shared memory: no boost clock in the catalog, so no bandwidth is derived."
+        return Level("shared", "Shared memory / L1", capacity, "catalog", basis, None, "", ""), note
+    bandwidth = gpu.sm_count * SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM * gpu.boost_clock_hz
+    how = f"derived: {gpu.sm_count} SMs × 128 B × {gpu.boost_clock_hz / 1e6:,.0f} MHz"
+    source = "CUDA C++ Programming Guide, shared memory: 32 banks, each 32 bits per clock cycle"
+    return Level("shared", "Shared memory / L1", capacity, "catalog", basis, bandwidth, "derived", how, source), None
+
+
+def _l2(gpu: Gpu) -> tuple[Level | None, str | None]:
+    if not gpu.l2_cache_bytes:
+        return None, "L2 cache: the catalog has no L2 size for this chip."
+    bandwidth = gpu.l2_bandwidth_bytes_per_s
+    level = Level(
+        "l2",
+        "L2 cache",
+        gpu.l2_cache_bytes,
+        "catalog",
+        "catalog",
+        bandwidth,
+        "measured" if bandwidth else "",
+        "measured (see sources)" if bandwidth else "",
+        gpu.l2_bandwidth_source,
+    )
+    note = (
+        None
+        if bandwidth
+        else "L2 cache: no published or measured L2 bandwidth for this chip in the catalog, so the point is left out."
+    )
+    return level, note
+
+
+def _device(gpu: Gpu) -> Level:
+    kind = gpu.memory_type or "device memory"
+    return Level(
+        "device",
+        f"Device memory ({kind})" if gpu.memory_type else "Device memory",
+        gpu.memory_bytes,
+        "catalog",
+        "catalog",
+        gpu.memory_bandwidth_bytes_per_s,
+        "catalog",
+        "catalog (datasheet peak)",
+        gpu.source,
+    )
+
+
+def _host(gpu: Gpu, catalog: Catalog) -> tuple[Level | None, str | None]:
+    link = catalog.interconnects.get(gpu.host_link) if gpu.host_link else None
+    if link is None:
+        return None, "Host memory: the catalog names no host link for this chip."
+    level = Level(
+        "host",
+        f"Host RAM over {link.name}",
+        HOST_MEMORY_PER_GPU_BYTES,
+        "assumption",
+        "assumed: 2 TB per 8-GPU server (DGX H100), 256 GB per GPU",
+        link.bandwidth_bytes_per_s,
+        "catalog",
+        "catalog, per direction",
+        link.source,
+    )
+    return level, None
+
+
+def _breaks(levels: tuple[Level, ...]) -> tuple[HierarchyBreak, ...]:
+    found: list[HierarchyBreak] = []
+    for upper, lower in itertools.pairwise(levels):
+        if lower.capacity_bytes <= upper.capacity_bytes:
+            found.append(HierarchyBreak(upper.key, lower.key, "capacity"))
+    timed = [level for level in levels if level.bandwidth_bytes_per_s]
+    for upper, lower in itertools.pairwise(timed):
+        if (lower.bandwidth_bytes_per_s or 0.0) >= (upper.bandwidth_bytes_per_s or 0.0):
+            found.append(HierarchyBreak(upper.key, lower.key, "bandwidth"))
+    return tuple(found)
+
+
+def memory_hierarchy(gpu: Gpu, catalog: Catalog) -> Hierarchy:
+    """Return the chip's memory levels, fastest first: registers, shared memory, L2, device, host.
+
+    Capacities are chip totals (per-SM sizes × SM count, CUDA C++ Programming Guide tables as the
+    catalog transcribes them). Bandwidths: registers derived from the FP32 peak
+    (:data:`REGISTER_BYTES_PER_FP32_FLOP`), shared memory = SMs × 128 bytes per clock × boost clock
+    (:data:`SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM`), L2 only where a measurement is catalogued, device
+    memory from the datasheet, host RAM at the host link's per-direction rate with an assumed
+    capacity (:data:`HOST_MEMORY_PER_GPU_BYTES`). A level the catalog cannot describe is skipped
+    with a note; a level without a bandwidth keeps its capacity and says why.
+    """
+    levels: list[Level] = []
+    notes: list[str] = []
+    on_chip: tuple[tuple[Level | None, str | None], ...] = (_registers(gpu), _shared(gpu), _l2(gpu))
+    if all(level is None for level, _ in on_chip):
+        on_chip = ((None, "Registers, shared memory and L2: the catalog has no SM or cache figures for this chip."),)
+    for level, note in (*on_chip, (_device(gpu), None), _host(gpu, catalog)):
+        if level is not None:
+            levels.append(level)
+        if note:
+            notes.append(note)
+    ordered = tuple(levels)
+    host = next((level for level in ordered if level.key == "host"), None)
+    ratio = (
+        gpu.memory_bandwidth_bytes_per_s / host.bandwidth_bytes_per_s if host and host.bandwidth_bytes_per_s else None
+    )
+    return Hierarchy(gpu.id, ordered, tuple(notes), _breaks(ordered), ratio)
+
+
+def read_times(hierarchy: Hierarchy, nbytes: float) -> tuple[ReadTime, ...]:
+    """Return the time to read ``nbytes`` once from each level: bytes ÷ bandwidth.
+
+    The seeds' rule (time per token ≈ bytes of weights read ÷ memory bandwidth) at each level's
+    peak. A level that cannot hold the bytes, or has no bandwidth, gets ``None``.
+    """
+    times = []
+    for level in hierarchy.levels:
+        fits = nbytes <= level.capacity_bytes
+        seconds = nbytes / level.bandwidth_bytes_per_s if fits and level.bandwidth_bytes_per_s else None
+        times.append(ReadTime(level.key, fits, seconds))
+    return tuple(times)
+
+
+class ChipSummary(NamedTuple):
+    """The headline figures of one chip at one precision."""
+
+    sm_count: int | None
+    l2_cache_bytes: float | None
+    memory_bytes: float
+    memory_bandwidth_bytes_per_s: float
+    flops_format: str
+    dense_flops_per_s: float
+    flops_per_byte: float
+    """The roofline ridge point: FLOPs per byte of device memory traffic above which a kernel is
+    compute-bound (Williams, Waterman and Patterson, 'Roofline', CACM 2009)."""
+    note: str | None
+
+
+def chip_summary(gpu: Gpu, precision: str = "bf16") -> ChipSummary:
+    """Return SMs, L2, memory, bandwidth, the dense peak in ``precision`` and the ridge point.
+
+    The peak is the format the matrix products run in (:func:`model.hardware.compute_precision`:
+    V100 has no bf16, so fp16); ridge point = dense peak ÷ memory bandwidth (roofline model).
+    """
+    key, note = compute_precision(gpu, precision)
+    flops = gpu.dense_flops_per_s[key]
+    return ChipSummary(
+        gpu.sm_count,
+        gpu.l2_cache_bytes,
+        gpu.memory_bytes,
+        gpu.memory_bandwidth_bytes_per_s,
+        key,
+        flops,
+        flops / gpu.memory_bandwidth_bytes_per_s,
+        note,
+    )
+
+
+class LinkRow(NamedTuple):
+    """One link a GPU talks over, per GPU and per direction."""
+
+    role: str
+    """'scale-up', 'network' or 'host'."""
+    role_label: str
+    link: Link
+
+
+class Links(NamedTuple):
+    """The scale-up link, the network and the host link, with the ratios the page quotes."""
+
+    rows: tuple[LinkRow, ...]
+    scale_up_over_host: float | None
+    scale_up_over_network: float
+
+
+def links(gpu: Gpu, catalog: Catalog, scenario: Scenario) -> Links:
+    """Return the scenario's scale-up link and network (the GPU's own unless overridden) and its host link.
+
+    Bandwidths are per GPU per direction and latencies the catalog's modelling assumptions
+    (data/interconnects.yaml, data/networks.yaml name their sources).
+
+    Raises:
+        ScenarioError: the scenario names a link or network the catalog does not have.
+    """
+    scale_up = catalog.interconnects.get(scenario.interconnect or gpu.scale_up)
+    if scale_up is None:
+        raise ScenarioError("interconnect", scenario.interconnect, f"one of {', '.join(catalog.interconnects)}")
+    network = catalog.networks.get(scenario.network or gpu.network)
+    if network is None:
+        raise ScenarioError("network", scenario.network, f"one of {', '.join(catalog.networks)}")
+    rows = [LinkRow("scale-up", "Inside a node", scale_up), LinkRow("network", "Between nodes", network)]
+    host = catalog.interconnects.get(gpu.host_link) if gpu.host_link else None
+    if host is not None:
+        rows.append(LinkRow("host", "To the CPU", host))
+    return Links(
+        tuple(rows),
+        scale_up.bandwidth_bytes_per_s / host.bandwidth_bytes_per_s if host else None,
+        scale_up.bandwidth_bytes_per_s / network.bandwidth_bytes_per_s,
+    )

@@ -1,0 +1,237 @@
+"""Training against serving cost over time: the one-time bill against months of serving.
+
+:func:`cost_over_time` sets the one-time training bill, paid at month 0, against what serving a
+daily traffic costs month by month, self-hosted or through an API (:func:`api_price` picks the
+API row), with the break-even month. It is built from :func:`estimate`. The companion analysis,
+training time and cost as the card count grows, is :mod:`model.analyses.scaling`.
+
+A month is 365.25 / 12 = 30.44 days (the Julian year over 12). Costs are US dollars; a GPU
+without a known cloud price gives ``None`` costs rather than an invented one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import NamedTuple
+
+from model.catalog import ApiPrice, Catalog, default_catalog
+from model.estimate import estimate
+from model.scenario import Scenario, ScenarioError
+from model.units import DAY_S, HOUR_S
+
+__all__ = ["DAYS_PER_MONTH", "FALLBACK_API_PRICE", "CostMonth", "CostOverTime", "api_price", "cost_over_time"]
+
+
+DAYS_PER_MONTH = 365.25 / 12.0
+"""A month: 30.44 days (a derived definition: the Julian year of 365.25 days over 12)."""
+HOURS_PER_MONTH = DAYS_PER_MONTH * DAY_S / HOUR_S
+FALLBACK_API_PRICE = "gpt-4o-2024-08"
+"""The API price compared when no catalog price names the scenario's model (GPT-4o, 2024-08-06)."""
+_FIRST_MONTH = (0.0, 0.125, 0.25, 0.5, 0.75)
+"""Rows inside the first month (cumulative costs are linear, so these are exact)."""
+
+
+class CostMonth(NamedTuple):
+    """Cumulative costs at the end of one month (US dollars; ``None`` where no price is known)."""
+
+    month: float
+    """0, a few points inside the first month (so a log-scale chart starts smoothly), then whole months."""
+    training_usd: float | None
+    """The one-time training bill: flat, paid at month 0."""
+    serving_usd: float | None
+    """Self-hosted serving, cumulative."""
+    total_usd: float | None
+    """Train, then self-host: training plus cumulative serving."""
+    api_usd: float | None
+    """The same traffic through the API, cumulative."""
+
+
+class CostOverTime(NamedTuple):
+    """The result of :func:`cost_over_time`."""
+
+    rows: tuple[CostMonth, ...]
+    """Month 0 to the horizon: a few rows in the first month, then one per month."""
+    tokens_per_day: float
+    """Output tokens served per day."""
+    prompt_tokens_per_day: float
+    """Prompt tokens that come with them (the scenario's prompt/output ratio)."""
+    training_usd: float | None
+    training_time_s: float | None
+    """Wall time; None (like the costs) when training does not fit."""
+    training_gpu_hours: float | None
+    training_fits: bool
+    price_per_gpu_hour: float | None
+    serving_fits: bool
+    cost_per_million_output_tokens_usd: float | None
+    """Self-hosted, at full load and the scenario's utilisation."""
+    serving_cards_busy: float
+    """Cards the traffic keeps busy at the scenario's utilisation (may be a fraction)."""
+    replica_cards: int
+    """Cards in one serving replica (tp x pp): the fewest that can serve at all."""
+    replica_usd_per_month: float | None
+    """One replica running around the clock: the floor of the serving bill."""
+    serving_usd_per_month: float | None
+    """The larger of the traffic's cost and the one-replica floor."""
+    replica_floor_applies: bool
+    """True when the traffic is too small to keep one replica busy: you pay for idle time."""
+    api: ApiPrice | None
+    api_usd_per_month: float | None
+    break_even_month: float | None
+    """When cumulative self-hosted serving equals the training bill; None beyond the horizon."""
+    api_crossover_month: float | None
+    """When train + self-host becomes cheaper than the API; None if not within the horizon."""
+    api_crossover_usd: float | None
+    """What each has cost by then (the two lines cross)."""
+    months: int
+    notes: tuple[str, ...]
+    """Plain sentences: what does not fit, what has no price."""
+
+
+def api_price(catalog: Catalog, price_id: str | None, model: str | None) -> ApiPrice | None:
+    """Return the API price to compare: the one asked for, else one for the scenario's model.
+
+    Args:
+        catalog: the catalog whose ``prices`` are searched.
+        price_id: a price row's id, or ``None`` for automatic: the first row whose
+            ``comparable_model`` is ``model``, else GPT-4o at its 2024-08-06 price, else the first.
+        model: the scenario's model preset id (``None`` for a custom size).
+
+    Returns:
+        The price row, or ``None`` when the catalog has no prices (or not the id asked for).
+    """
+    by_id = {price.id: price for price in catalog.prices}
+    if price_id is not None:
+        return by_id.get(price_id)
+    for price in catalog.prices:
+        if model is not None and price.comparable_model == model:
+            return price
+    return by_id.get(FALLBACK_API_PRICE) or (catalog.prices[0] if catalog.prices else None)
+
+
+def cost_over_time(
+    scenario: Scenario,
+    catalog: Catalog | None,
+    tokens_per_day: float,
+    months: int,
+    api: ApiPrice | None,
+) -> CostOverTime:
+    """Compare the training bill with the cumulative cost of serving ``tokens_per_day``.
+
+    Training is paid once, at month 0: ``estimate(scenario).training.cost_usd`` (GPU-hours x
+    price per GPU-hour). Self-hosted serving runs at the scenario's full-load throughput
+    (``batch="max"``, continuous batching, prefill included) at its utilisation, so a month
+    costs ``tokens_per_day x 30.44 / 1e6 x cost_per_million_output_tokens``. It never costs less
+    than one replica (tp x pp cards) running around the clock at the GPU-hour price: below that
+    traffic you pay for an idle replica. The API bills output tokens and the prompt tokens that
+    come with them (prompt/output in the scenario's ratio) at its list prices
+    (data/prices.yaml). All three are derived definitions of cost = rate x quantity.
+
+    The break-even month is training / monthly serving: when serving has cost as much as training
+    did. Train + self-host beats the API from month training / (API - serving) per month,
+    where the API costs more per month.
+
+    Args:
+        scenario: the training and serving setup (its cards serve as well as train).
+        catalog: the catalog (``None``: the built-in one).
+        tokens_per_day: output tokens served per day (positive).
+        months: the horizon, in whole months (1 or more).
+        api: the API price to compare, or ``None``.
+
+    Raises:
+        ScenarioError: a bad scenario, traffic or horizon.
+    """
+    if isinstance(tokens_per_day, bool) or not (isinstance(tokens_per_day, (int, float)) and tokens_per_day > 0):
+        raise ScenarioError("tokens_per_day", tokens_per_day, "a positive number of output tokens per day")
+    if not math.isfinite(tokens_per_day):
+        raise ScenarioError("tokens_per_day", tokens_per_day, "a finite number of output tokens per day")
+    if isinstance(months, bool) or not isinstance(months, int) or not 1 <= months <= 1200:
+        raise ScenarioError("months", months, "a whole number of months from 1 to 1,200")
+    catalog = catalog or default_catalog()
+    trained = estimate(scenario, catalog)
+    served = estimate(dataclasses.replace(scenario, batch="max"), catalog).inference
+    training, price, gpu = trained.training, trained.resolved.price_per_gpu_hour, trained.resolved.gpu
+    notes: list[str] = []
+    if price is None:
+        notes.append(f"no cloud price is known for {gpu.name}, so self-hosted costs are not shown")
+    if not training.fits:
+        notes.append(
+            f"training does not fit on {_cards(scenario.cards)}: it needs "
+            f"{training.memory_per_gpu.total / 1e9:,.0f} GB per card, the card has {gpu.memory_bytes / 1e9:,.0f} GB"
+        )
+    if not served.fits:
+        notes.append(
+            f"serving does not fit: a replica of {_cards(served.tp * served.pp)} cannot hold the weights "
+            "and one sequence"
+        )
+    training_usd = training.cost_usd if training.fits else None
+    replica_cards = served.tp * served.pp
+    per_card_rate = served.decode_tokens_per_s / scenario.cards * scenario.utilization
+    cards_busy = tokens_per_day / DAY_S / per_card_rate if per_card_rate > 0 else math.inf
+    serving_usd = replica_usd = None
+    floor_applies = False
+    per_million = served.cost_per_million_output_tokens_usd if served.fits else None
+    if price is not None and per_million is not None:
+        traffic_usd = tokens_per_day * DAYS_PER_MONTH / 1e6 * per_million
+        replica_usd = replica_cards * price * HOURS_PER_MONTH
+        floor_applies = replica_usd > traffic_usd
+        serving_usd = max(traffic_usd, replica_usd)
+    prompt_per_day = tokens_per_day * scenario.prompt_len / scenario.output_len
+    api_usd = (
+        DAYS_PER_MONTH
+        * (prompt_per_day * api.input_usd_per_million + tokens_per_day * api.output_usd_per_million)
+        / 1e6
+        if api is not None
+        else None
+    )
+    break_even = None
+    if training_usd is not None and serving_usd is not None and serving_usd > 0:
+        break_even = _within(training_usd / serving_usd, months)
+    crossover = crossover_usd = None
+    if training_usd is not None and serving_usd is not None and api_usd is not None and api_usd > serving_usd:
+        crossover = _within(training_usd / (api_usd - serving_usd), months)
+        crossover_usd = api_usd * crossover if crossover is not None else None
+    rows = tuple(
+        CostMonth(
+            month=month,
+            training_usd=training_usd,
+            serving_usd=serving_usd * month if serving_usd is not None else None,
+            total_usd=training_usd + serving_usd * month
+            if training_usd is not None and serving_usd is not None
+            else None,
+            api_usd=api_usd * month if api_usd is not None else None,
+        )
+        for month in (*_FIRST_MONTH, *range(1, months + 1))
+    )
+    return CostOverTime(
+        rows=rows,
+        tokens_per_day=float(tokens_per_day),
+        prompt_tokens_per_day=prompt_per_day,
+        training_usd=training_usd,
+        training_time_s=training.time_s if training.fits else None,
+        training_gpu_hours=training.gpu_hours if training.fits else None,
+        training_fits=training.fits,
+        price_per_gpu_hour=price,
+        serving_fits=served.fits,
+        cost_per_million_output_tokens_usd=per_million,
+        serving_cards_busy=cards_busy,
+        replica_cards=replica_cards,
+        replica_usd_per_month=replica_usd,
+        serving_usd_per_month=serving_usd,
+        replica_floor_applies=floor_applies,
+        api=api,
+        api_usd_per_month=api_usd,
+        break_even_month=break_even,
+        api_crossover_month=crossover,
+        api_crossover_usd=crossover_usd,
+        months=months,
+        notes=tuple(notes),
+    )
+
+
+def _cards(count: int) -> str:
+    return f"{count:,} card" if count == 1 else f"{count:,} cards"
+
+
+def _within(month: float, horizon: int) -> float | None:
+    return month if month <= horizon else None

@@ -1,0 +1,6 @@
+"""How every number is made: the formulas with their sources, and what one scenario assumes."""
+
+from model.explain.assumptions import Assumption, assumptions, range_multipliers
+from model.explain.formulas import FORMULA_GROUPS, FORMULAS, Formula
+
+__all__ = ["FORMULAS", "FORMULA_GROUPS", "Assumption", "Formula", "assumptions", "range_multipliers"]

@@ -1,0 +1,349 @@
+"""Every formula the engine uses, with its source: the one table the Method page shows.
+
+Each :class:`Formula` names the function that computes it (its ``code`` field), where it is used
+and where it comes from; constants are read from the modules that use them, so the text cannot
+drift from the code. What a given scenario assumes is :func:`model.explain.assumptions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from model.efficiency import EXPECTED
+from model.memory import FRAGMENTATION, LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
+from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS, DEFAULT_GLOBAL_BATCH_TOKENS
+from model.units import GB, format_count
+
+__all__ = ["FORMULAS", "FORMULA_GROUPS", "Formula"]
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """One formula: its name, the equation (LaTeX), what it feeds, its source and its code."""
+
+    name: str
+    latex: str
+    used_for: str
+    source: str
+    code: str
+    """Dotted path of the function (or module) that computes it."""
+    group: str = ""
+
+
+FORMULA_GROUPS: tuple[str, ...] = ("Model size", "Memory", "Training time", "Communication", "Serving", "Hardware")
+
+
+def _filed(table: tuple[str | Formula, ...]) -> tuple[Formula, ...]:
+    """Return the table's formulas, each filed under the group name written above it."""
+    group, filed = "", []
+    for item in table:
+        if isinstance(item, str):
+            group = item
+        else:
+            filed.append(replace(item, group=group))
+    return tuple(filed)
+
+
+def _scientific(value: float) -> str:
+    """Write a number as LaTeX scientific notation (1.2e10 becomes 1.2 times 10 to the 10)."""
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return rf"{float(mantissa):g} \times 10^{{{int(exponent)}}}"
+
+
+_BATCH_TEX = f"{DEFAULT_GLOBAL_BATCH_TOKENS:,}".replace(",", "{,}")  # KaTeX spaces a bare comma
+
+_TABLE: tuple[str | Formula, ...] = (
+    "Model size",
+    Formula(
+        "Parameters of a dense decoder",
+        r"N = \underbrace{Vh}_{\text{embedding}} + \underbrace{[\text{untied}]\,Vh}_{\text{LM head}}"
+        r" + L\left(2h\,n_q d + 2h\,n_{kv} d + 2h\right) + L\,m\,h\,f, \quad m = 3\ \text{(SwiGLU)},\ 2\ \text{(GELU)}",
+        "Weights, optimizer states, FLOPs; grouped-query attention shares n_kv key/value heads across n_q queries",
+        "Layer shapes of the Hugging Face LlamaForCausalLM / GPT implementations; an untied LM head is "
+        "counted (the mistake llm-analysis makes, reference/peer_tools.md 1.1); GQA: Ainslie et al. 2023",
+        "model.architecture.Architecture",
+    ),
+    Formula(
+        "Multi-head latent attention (MLA)",
+        r"\begin{gathered} N_{att} = h r_q + r_q n (d_{nope}+d_{rope}) + h (r_{kv}+d_{rope})"
+        r" + r_{kv} n (d_{nope}+d_v) + n d_v h \\ \text{cached per token and layer: } r_{kv} + d_{rope} \end{gathered}",
+        "DeepSeek-V3/R1 attention weights and their small KV cache (one latent, replicated on TP ranks)",
+        "DeepSeek-V2, arXiv:2405.04434 sec. 2.1, eq. 9-10; DeepSeek-V3 config.json",
+        "model.architecture.Architecture",
+    ),
+    Formula(
+        "Mixture of experts: total, active and touched experts",
+        r"N_{tot} \mathrel{+}= L_{moe}(E+S)\,m\,h\,f_e + L_{moe} h E,\quad N_{act}: E \to k,"
+        r"\quad \mathbb{E}[\text{touched}] = E\left(1-(1-k/E)^{T}\right)",
+        "Resident weights use all experts; FLOPs the k active; decode reads the experts T tokens route to",
+        "Mixtral / DeepSeek-V3 Hugging Face configs; touched experts: derived for uniform routing (inference-sim #559)",
+        "model.architecture.expected_experts_touched",
+    ),
+    Formula(
+        "A model given only by its size",
+        r"d = 128,\ n_q = h/128,\ n_{kv} = \gcd(n_q, 8),\ f \approx 3.5h,\ h/L \approx 128,"
+        r"\ V = 128{,}256\ (\ge 2\text{B}) \text{ or } 32{,}000",
+        "The custom-size slider: a Llama-3-style dense model whose layer count absorbs the rest",
+        "Llama 3 shapes (4096/32, 8192/80, 16384/126); Kaplan et al. 2020: loss flat in the aspect ratio",
+        "model.architecture.derive_architecture",
+    ),
+    "Memory",
+    Formula(
+        "Weights in memory",
+        r"M_w = N b_w;\quad \text{int8/int4/fp4: } (N - N_{emb} - N_{head})\,b_q + 2(N_{emb}+N_{head})",
+        "Bytes per element: fp32 4, bf16/fp16 2, fp8/int8 1, int4/fp4 0.5625 (4.5 bits with block scales)",
+        "Format definitions; llama.cpp Q4_0 (32 weights in 18 bytes), NVFP4 (one FP8 scale per 16 values); "
+        "bitsandbytes/GPTQ/AWQ keep the LM head in 16-bit",
+        "model.memory.inference_weight_bytes",
+    ),
+    Formula(
+        "KV cache per sequence, per card",
+        r"M_{kv} = c \cdot 2 L\, n_{kv} d \cdot b_{kv} \,/\, (\min(t, n_{kv})\,p);"
+        r"\quad \text{MLA: } c\,L\,(r_{kv}+d_{rope})\,b_{kv}/p;\quad c = \min(\text{context}, \text{window})",
+        "Serving memory at the final context (prompt + output); decode traffic at prompt + output / 2",
+        "K and V both cached per layer (Vaswani et al. 2017); GQA (Ainslie et al. 2023); MLA latent "
+        "(DeepSeek-V2 eq. 9-10); peer_tools.md lists the tools that forget V or GQA",
+        "model.memory.kv_bytes_per_sequence",
+    ),
+    Formula(
+        "Training states and ZeRO",
+        r"M = \frac{N}{t\,p}\left(\frac{2}{z_3} + \frac{2}{z_2} + \frac{12}{z_1}\right),"
+        r"\quad z_k = d \text{ if ZeRO stage} \ge k \text{ else } 1",
+        "16 bytes per parameter for mixed-precision AdamW: bf16 weights 2, gradients 2, fp32 master 4, "
+        "momentum 4, variance 4; 8-bit Adam 2+4, SGD 4+4, Adafactor ~0+4; experts also split over EP",
+        "ZeRO, Rajbhandari et al. 2020, sec. 3.1, 5; 8-bit Adam, Dettmers et al. 2022; Shazeer & Stern 2018",
+        "model.memory.training_memory",
+    ),
+    Formula(
+        "LoRA and QLoRA",
+        r"N_{adapter} = r \sum_{\text{matrices}} (d_{in} + d_{out});"
+        r"\quad \text{base frozen at 2 bytes (LoRA) or 4.5 bits (QLoRA)}",
+        "Fine-tuning: gradients and optimizer states for the adapters only; FLOPs 4N + 6 N_adapter per token",
+        "LoRA, Hu et al. 2021; QLoRA, Dettmers et al. 2023, sec. 4 (all linear layers adapted)",
+        "model.memory.lora_params",
+    ),
+    Formula(
+        "Activations stored for backward",
+        r"M_{act} = a\, b\, s \left\lceil L/p \right\rceil \min(p, m) / t + 4\, b\, s\, V / t,"
+        r"\quad a = 4h + (2h + 2w_{qkv} + 2w_o) + (2h + 6f)",
+        "Per token and layer at 16 bits with flash attention (a = 32h for GPT-3's shape); without flash "
+        "attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in flight; logits in fp32",
+        "Korthikanti et al. 2022, sec. 4 (34h less 2h of dropout masks), sequence parallelism sec. 4.2.2",
+        "model.memory.training_memory",
+    ),
+    Formula(
+        "Activation recomputation",
+        r"\text{selective: } +F_{att}^{fwd};\quad \text{full: keep } 2h \text{ per token and layer},"
+        r"\ +2N_{mm} + F_{att}^{fwd} \text{ per token}",
+        "Chosen automatically: selective if anything fits, else full; full also repeats 2 TP all-reduces per layer",
+        "Korthikanti et al. 2022, sec. 5",
+        "model.parallelism.choose_training_layout",
+    ),
+    Formula(
+        "Runtime and buffers",
+        rf"M_{{other}} = {RUNTIME_BYTES / GB:g}\,\text{{GB}} + {FRAGMENTATION * 100:g}\% \times M_{{states}}"
+        r" + 2 \times \text{largest gathered unit (ZeRO-3)}",
+        f"Serving adds one prefill chunk of {PREFILL_CHUNK_TOKENS:,} tokens' activations and "
+        f"{LOGIT_BYTES:g}-byte logits per sequence",
+        "PyTorch's CUDA context 0.3-0.8 GB, vLLM profiles ~1 GB non-torch memory on H100; chunk = vLLM "
+        "max_num_batched_tokens; fragmentation: derived assumption",
+        "model.memory.inference_memory",
+    ),
+    Formula(
+        "Most concurrent sequences",
+        r"b_{max} = \left\lfloor \frac{C - M_w/(t p) - M_{runtime} - M_{chunk}}{M_{kv} + 4V/t} \right\rfloor",
+        "Full load: the batch that fills the card's memory C",
+        "Derived definition",
+        "model.memory.max_batch_that_fits",
+    ),
+    "Training time",
+    Formula(
+        "Tokens and steps",
+        rf"D = {CHINCHILLA_TOKENS_PER_PARAM:g}\,N \text{{ unless given}},\quad "
+        rf"\text{{steps}} = D / B,\quad B = 2^{{22}} = {_BATCH_TEX}\text{{ tokens}}",
+        f"Pre-training budget when none is given; fine-tuning defaults to {format_count(DEFAULT_FINETUNE_TOKENS)}",
+        "Chinchilla, Hoffmann et al. 2022, Table 3 (20 tokens per parameter); Llama 2's 4M-token batches",
+        "model.scenario.resolve",
+    ),
+    Formula(
+        "Training FLOPs",
+        r"C = D\left(6 N_{mm} + 6 L\, n_q d\, s\right),\quad \text{MFU} = \frac{C}{T \cdot n_{gpu} \cdot P}",
+        "N_mm: weights multiplied per token (active experts and LM head, not the embedding); causal "
+        "attention over s/2 keys on average; recomputation FLOPs are not in the MFU numerator",
+        "Kaplan et al. 2020, sec. 2.1 (6ND); PaLM, Chowdhery et al. 2022, App. B (12LHQT, halved: causal) and MFU",
+        "model.training.training_work",
+    ),
+    Formula(
+        "Matrix-product efficiency",
+        r"\eta(W) = c \cdot \frac{W}{W + W_0},"
+        rf"\quad c_{{bf16}} = {EXPECTED.matmul_ceiling['bf16']:g},"
+        rf"\ W_{{0,bf16}} = {_scientific(EXPECTED.matmul_half_work_flops['bf16'])},"
+        rf"\ c_{{fp8}} = {EXPECTED.matmul_ceiling['fp8']:g},"
+        rf"\ W_{{0,fp8}} = {_scientific(EXPECTED.matmul_half_work_flops['fp8'])}",
+        f"W: FLOPs of one product per GPU; c: measured ceiling / peak where the catalog has one; training "
+        f"products run at {EXPECTED.training_matmul_vs_ceiling:g} of that",
+        "H200 microbench 8192^3 (ceiling) and 4096^3 (W0) rows; stas00/ml-engineering MAMF; training "
+        "factor calibrated on the published training-throughput set",
+        "model.efficiency.matmul_efficiency",
+    ),
+    Formula(
+        "Compute time of a step",
+        rf"T_c = \sum_i \frac{{F_i}}{{P\,\eta(W_i)\,r}}"
+        rf" + \frac{{F_{{att}}}}{{P_{{16}}\,c\,{EXPECTED.attention_vs_matmul:g}\,r}}"
+        rf" + \frac{{{EXPECTED.elementwise_traffic_factor:g}\,A}}{{B_{{ach}}}},"
+        rf"\quad r = {EXPECTED.training_matmul_vs_ceiling:g}",
+        "Attention projections, MLP and LM head each at their own shape; flash-attention cores in 16-bit; "
+        "element-wise work (norms, activations) streams A activation bytes",
+        "FlashAttention-2, Dao 2023 (50-73 % of A100 peak); element-wise: unfused kernels read and write each tensor",
+        "model.training.step_time",
+    ),
+    Formula(
+        "Pipeline bubble",
+        r"T_{bubble} = \frac{p - 1}{m}\, T_c",
+        "p pipeline stages, m micro-batches per step (1F1B schedule)",
+        "Narayanan et al. 2021, 'Efficient Large-Scale Language Model Training', eq. 1",
+        "model.training.step_time",
+    ),
+    Formula(
+        "Optimizer update",
+        rf"T_{{opt}} = N_{{card}} \cdot {EXPECTED.optimizer_bytes_per_param:g}\,\text{{B}} / B_{{ach}}",
+        "AdamW reads fp32 weight, m, v and the gradient, writes weight, m, v and the 16-bit copy",
+        "Derived: 4+4+4+2 bytes read, 4+4+4+2 written per parameter",
+        "model.training.step_time",
+    ),
+    Formula(
+        "Step and wall time",
+        r"T_{step} = T_c + T_{bubble} + T_{tp} + T_{dp} + T_{ep} + T_{pp} + T_{opt},"
+        r"\quad T_{wall} = \text{steps}\cdot T_{step}\,(1 + \lambda\, n_{gpu}\, t_{lost})",
+        f"Interruptions: λ = {EXPECTED.failure_rate_per_gpu_hour:.3g} per GPU-hour, each losing "
+        f"{EXPECTED.hours_lost_per_failure:g} h (restart and recomputation since the last checkpoint)",
+        "Llama 3 paper, Dubey et al. 2024, sec. 3.3.4: 419 interruptions in 54 days on 16,384 H100s, >90 % effective",
+        "model.training.wall_time",
+    ),
+    Formula(
+        "Cost and energy",
+        r"\text{GPU-h} = T_{wall}\, n_{cards}/3600,\quad \$ = \text{GPU-h} \times \text{price},"
+        r"\quad \text{kWh} = \text{GPU-h} \times \text{TDP} / 1000",
+        "Every card of the scenario is billed, idle ones included; energy at board TDP (no host, no cooling)",
+        "Derived definitions; prices and TDP from data/gpus.yaml (dated, sourced per row)",
+        "model.estimate.estimate",
+    ),
+    "Communication",
+    Formula(
+        "Collectives (alpha-beta model)",
+        r"T_{AR} = \alpha + \frac{2(n-1)}{n}\frac{M}{B},\quad T_{AG} = T_{A2A} = \alpha + \frac{n-1}{n}\frac{M}{B},"
+        r"\quad T_{p2p} = \alpha + \frac{M}{B}",
+        f"B: link per direction × its measured efficiency, else {EXPECTED.collective_bandwidth:g} (scale-up) or "
+        f"{EXPECTED.network_bandwidth:g} (network); a group across nodes gets min(B_up, k B_nic) and "
+        "α_up + α_net log2(nodes)",
+        "Thakur et al. 2005; NCCL performance docs; Calculon; nccl-tests efficiencies in data/interconnects.yaml",
+        "model.communication.group_path",
+    ),
+    Formula(
+        "Tensor-parallel all-reduces",
+        r"T_{tp} = (1 - o_{tp}) \cdot 4 \left\lceil L/p \right\rceil m \cdot T_{AR}(2bsh),"
+        rf"\quad o_{{tp}} = {EXPECTED.tp_overlap:g}",
+        "Four per layer per micro-batch in training (six with full recomputation); two per layer per decode step",
+        "Megatron-LM, Shoeybi et al. 2019, sec. 3",
+        "model.training.step_time",
+    ),
+    Formula(
+        "Data-parallel gradients",
+        r"T_{dp} = \max\left(0,\ T_{AR}\!\left(\tfrac{2N}{t\,p}\right) - o_{dp}\cdot \tfrac{2}{3}\tfrac{T_c}{m}\right),"
+        rf"\quad o_{{dp}} = {EXPECTED.dp_overlap:g}",
+        "Gradients reduced during the last backward pass; ZeRO-3 instead gathers weights twice and "
+        "reduce-scatters gradients every micro-batch, hidden behind all compute",
+        "PyTorch DDP bucketing, Li et al. 2020; ZeRO, Rajbhandari et al. 2020, sec. 7",
+        "model.training.step_time",
+    ),
+    Formula(
+        "Expert-parallel all-to-alls",
+        rf"T_{{ep}} = (1 - {EXPECTED.ep_overlap:g}) \cdot 4 L_{{moe}} m \cdot T_{{A2A}}(2bskh/t)",
+        "Dispatch and combine, forward and backward, per MoE layer and micro-batch",
+        "GShard, Lepikhin et al. 2020; DeepSpeed-MoE, Rajbhandari et al. 2022",
+        "model.training.step_time",
+    ),
+    Formula(
+        "Overlap is not free",
+        rf"T_c \mathrel{{+}}= {EXPECTED.overlap_interference:g} \times T_{{hidden}}",
+        "Communication hidden behind compute still takes SMs and memory bandwidth from the products",
+        "Published characterisations of all-reduce overlapped with GEMM: overlapped GEMMs run 10-30 % slower",
+        "model.training.step_time",
+    ),
+    "Serving",
+    Formula(
+        "Decode roofline (the ideal)",
+        r"t_{ideal} = p \cdot \max\left(\frac{W_{read}/(t p) + b_\mu M_{kv}}{B_{peak}},"
+        r"\ \frac{2 N_{mm} b_\mu}{t\,p\,P}\right),\quad b_\mu = b/p",
+        "At batch 1 this is the seeds' rule: time per token ≈ bytes of weights read / memory bandwidth",
+        "Roofline, Williams et al. 2009; seed article ai-infra-gpu-centric.zh.txt, 1.2",
+        "model.inference.ideal_decode_step",
+    ),
+    Formula(
+        "Decode step (expected)",
+        r"t = p\left[\max\left(\frac{W_{read}}{B_w} + \frac{b_\mu M_{kv}}{B_{ach}},\ "
+        r"\frac{2N_{mm}b_\mu}{t\,p\,P\,c}\right) + \frac{L}{p}\left(\tau + 2T_{AR}\right)\right] + (p-1)T_{p2p}",
+        f"B_ach: measured or {EXPECTED.memory_bandwidth:g} × peak; weight-only int8/int4/fp4 stream at "
+        f"{EXPECTED.dequant_bandwidth:g} of that; τ = {EXPECTED.decode_layer_overhead_s * 1e6:g} µs per layer "
+        "(launches, norms, sampling)",
+        "H200 microbench weight streaming 0.84-0.88 of 4.8 TB/s; gpt-fast A100 ~1700 of 2039 GB/s, int8 155.6",
+        "model.inference.decode_step",
+    ),
+    Formula(
+        "Prefill and time to first token",
+        r"T_{pre} = \max\left(\sum_i \frac{2 N_i T}{t\,p\,P\,c}\left(1 + \frac{W_0}{W_i}\right) + "
+        r"\frac{F_{att}}{P_{16}c'},\ \frac{W_{read}}{B_w}\right) + \frac{L}{p}\tau \quad \text{per stage}",
+        "T prompt tokens; one prompt passes p stages in turn, many fill the pipeline in 2p - 1 stage times; "
+        "under load the first token also waits half a decode step",
+        "Roofline with the matrix-product efficiency above; Sarathi-Serve, Agrawal et al. 2024",
+        "model.inference.prefill_time",
+    ),
+    Formula(
+        "Throughput under continuous batching",
+        r"R = \frac{d \cdot b \cdot n_{out}}{T_{pre}(b) + n_{out}\, t},"
+        r"\quad t_{user} = t + \frac{T_{pre}(b)\,(b-1)}{b\, n_{out}}",
+        "A loaded server also prefills arriving requests: output tokens over prefill plus decode time, all d replicas",
+        "Sarathi-Serve, Agrawal et al. 2024, sec. 2; DESIGN.md modelling principle 6",
+        "model.inference.loaded_serving",
+    ),
+    Formula(
+        "Price per million output tokens",
+        r"\$/\text{M} = \frac{\text{price} \cdot n_{cards} / 3600}{R \cdot u} \times 10^6",
+        "u: utilisation, the share of time the server is busy",
+        "Derived definition",
+        "model.estimate.estimate",
+    ),
+    "Hardware",
+    Formula(
+        "Precision the products run in",
+        r"\text{key} = \begin{cases} \text{fp8/fp4} & \text{if the chip has them} \\"
+        r" \text{nearest 16-bit} & \text{otherwise, or for weight-only int8/int4} \end{cases}",
+        "FP8 before Hopper/Ada, FP4 before Blackwell and BF16 on Volta fall back, with a warning",
+        "Vendor datasheets (dense, not 2:4 sparse); GPTQ/AWQ/bitsandbytes dequantise to 16-bit",
+        "model.hardware.compute_precision",
+    ),
+    Formula(
+        "Achievable memory bandwidth",
+        rf"B_{{ach}} = B_{{measured}} \text{{ if known, else }} {EXPECTED.memory_bandwidth:g}\, B_{{peak}}",
+        "Every memory-bound time: decode, element-wise work, optimizer update",
+        "H200 microbench device copy 4254/4800 = 0.886; gpt-fast on A100 ~0.83",
+        "model.hardware.achievable_bandwidth",
+    ),
+    Formula(
+        "Choosing the layout",
+        r"\min_{t \cdot p}\ \text{fits},\quad t \le \text{GPUs per node first},"
+        r"\quad \text{ZeRO} \in \{1, 2, 3\} \text{ lowest that fits}",
+        "Training: smallest tensor × pipeline group that fits, selective before full recomputation; "
+        "serving: smallest replica holding weights and the batch",
+        "Narayanan et al. 2021, sec. 3.3 ('tensor model parallelism ... up to degree g for g-GPU servers')",
+        "model.parallelism.choose_training_layout",
+    ),
+    Formula(
+        "Low-high ranges",
+        r"[\text{low}, \text{high}] = \text{the figure under the optimistic and pessimistic efficiency sets}",
+        "Compute, memory, link, overhead and overlap factors moved together (see the assumptions table)",
+        "The spread of software stacks on the same hardware (model/efficiency.py)",
+        "model.efficiency.OPTIMISTIC",
+    ),
+)
+FORMULAS: tuple[Formula, ...] = _filed(_TABLE)

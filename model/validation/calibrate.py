@@ -1,0 +1,77 @@
+"""Fit the engine's free efficiency factors on every published measurement at once, and print the fit.
+
+Run with ``python -m model.validation.calibrate``. It varies the few factors that no microbenchmark
+pins down (how much of the matrix-product ceiling training realises, the share of streaming
+bandwidth paged KV reads reach, the whole-run overhead of training totals) over a small grid,
+scores each setting with the validate command's errors over all measurements together, and
+prints the best. The values it finds are then written into model/efficiency.py by hand: the
+engine never reads this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import statistics
+from typing import Any, NamedTuple
+
+from model.efficiency import EXPECTED
+from model.validation.reference import KINDS
+from model.validation.validate import validate
+
+__all__ = ["GRID", "Trial", "calibrate", "main"]
+
+GRID: dict[str, tuple[float, ...]] = {
+    "training_matmul_vs_ceiling": (0.58, 0.64, 0.70, 0.76),
+    "kv_read_bandwidth": (0.6, 0.7, 0.8, 0.9, 1.0),
+    "run_overhead": (0.0, 0.15, 0.25, 0.35),
+}
+
+
+class Trial(NamedTuple):
+    """One setting of the free factors and how the engine scores with it."""
+
+    settings: dict[str, float]
+    overall: float
+    """Median |predicted / measured - 1| over every scored measurement."""
+    per_kind: dict[str, float]
+    worst_ratio: float
+    """The largest factor any measurement is off by."""
+
+    @property
+    def rank(self) -> tuple[bool, float]:
+        """Sort key: no entry off by 2x first, then the worse of the overall and per-kind medians.
+
+        The worst kind's median is scaled to the overall bound (the validation test's 15 % and 25 %).
+        """
+        return self.worst_ratio >= 2.0, max(self.overall, max(self.per_kind.values()) * 0.6)
+
+
+def _trial(settings: dict[str, float]) -> Trial:
+    changes: dict[str, Any] = dict(settings)
+    report = validate(efficiencies=dataclasses.replace(EXPECTED, **changes))
+    per_kind = {score.kind: score.median_abs_error for score in report.kinds}
+    worst = max(row.ratio for row in report.rows)
+    return Trial(settings, report.overall.median_abs_error, per_kind, worst)
+
+
+def calibrate(grid: dict[str, tuple[float, ...]] = GRID) -> list[Trial]:
+    """Score every combination of the grid's values; return the trials, best first."""
+    trials = [_trial(dict(zip(grid, values, strict=True))) for values in itertools.product(*grid.values())]
+    return sorted(trials, key=lambda trial: trial.rank)
+
+
+def main() -> None:
+    """Print the grid's ten best settings with each kind's median error."""
+    trials = calibrate()
+    header = " ".join(f"{kind[:14]:>14}" for kind in KINDS)
+    print(f"{'overall':>8} {header} {'worst x':>8}  settings")
+    for trial in trials[:10]:
+        kinds = " ".join(f"{trial.per_kind[kind]:14.1%}" for kind in KINDS)
+        print(f"{trial.overall:8.1%} {kinds} {trial.worst_ratio:8.2f}  {trial.settings}")
+    print(f"(grid of {len(trials)} settings; medians of |predicted / measured - 1|)")
+    print(f"spread of overall medians: {statistics.pstdev(trial.overall for trial in trials):.1%}")
+
+
+if __name__ == "__main__":
+    main()

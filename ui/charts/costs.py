@@ -1,0 +1,131 @@
+"""Cost charts: training against serving over months, and training as the card count grows."""
+
+from __future__ import annotations
+
+import altair as alt
+
+from model.analyses.scaling import SETUP_LABELS
+from ui.charts import ChartData, data_of
+from ui.rows.costs import COST_SERIES, IDEAL_SETUP, STEP_PARTS
+
+__all__ = ["cost_over_time_chart", "scaling_time_chart", "step_share_chart"]
+
+_SERIES_COLORS = alt.Scale(domain=list(COST_SERIES), range=["#7f7f7f", "#4C78A8", "#F58518", "#E45756"])
+_SERIES_DASH = alt.Scale(domain=list(COST_SERIES), range=[[6, 3], [1, 0], [1, 0], [1, 0]])
+_SETUP_COLORS = alt.Scale(domain=[*SETUP_LABELS, IDEAL_SETUP], range=["#4C78A8", "#F58518", "#E45756", "#7f7f7f"])
+_PART_COLORS = alt.Scale(
+    domain=[label for _, label in STEP_PARTS],
+    range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756"],
+)
+_MARK_COLOR = "#333333"
+
+
+def cost_over_time_chart(lines: ChartData, marks: ChartData) -> alt.LayerChart:
+    """Cumulative cost (US$, log) against months: training, self-hosted serving, both, and the API.
+
+    The cost axis is logarithmic: a training bill of $15k and an API bill of $600k both stay
+    readable, and the break-even crossing does not sink into the axis.
+
+    Args:
+        lines: rows of {month, series, usd, order}; series is one of COST_SERIES; usd > 0.
+        marks: rows of {month, usd, label, align, dx, dy}: the break-even and API crossover
+            months, with where each label goes relative to its point.
+    """
+    y = alt.Y("usd:Q", title="Cumulative cost (US$, log scale)", scale=alt.Scale(type="log"))
+    costs = (
+        alt.Chart(data_of(lines))
+        .mark_line(strokeWidth=2.5)
+        .encode(
+            x=alt.X("month:Q", title="Months from the start of training (30.44-day months)"),
+            y=y.axis(format="$,.2~s"),
+            color=alt.Color("series:N", title=None, scale=_SERIES_COLORS, legend=alt.Legend(orient="top")),
+            strokeDash=alt.StrokeDash("series:N", scale=_SERIES_DASH, legend=None),
+            order=alt.Order("month:Q"),
+            tooltip=[
+                alt.Tooltip("series:N", title="Line"),
+                alt.Tooltip("month:Q", title="Month", format=",.2~f"),
+                alt.Tooltip("usd:Q", title="US$", format="$,.0f"),
+            ],
+        )
+    )
+    tooltip = [
+        alt.Tooltip("label:N", title="Mark"),
+        alt.Tooltip("month:Q", title="Month", format=",.1f"),
+        alt.Tooltip("usd:Q", title="US$ by then", format="$,.0f"),
+    ]
+    base = alt.Chart(data_of(marks)).encode(x="month:Q", tooltip=tooltip)
+    rule = base.mark_rule(color=_MARK_COLOR, strokeDash=[4, 3])
+    point = base.mark_point(color=_MARK_COLOR, filled=True, size=70).encode(y="usd:Q")
+    label = base.mark_text(
+        align=alt.expr("datum.align"),
+        dx=alt.expr("datum.dx"),
+        dy=alt.expr("datum.dy"),
+        fontWeight="bold",
+        color=_MARK_COLOR,
+    ).encode(y="usd:Q", text="label:N")
+    return alt.layer(costs, rule, point, label).properties(height=360)
+
+
+def scaling_time_chart(rows: ChartData) -> alt.LayerChart:
+    """Training time (days, log) against cards (log), one line per link setup plus perfect scaling.
+
+    Args:
+        rows: rows of {cards, setup, days} (and links, cost_usd, gpu_hours, mfu_pct for estimates);
+            setup is one of the engine's SETUP_LABELS or IDEAL_SETUP.
+    """
+    x = alt.X("cards:Q", title="Cards (log scale)", scale=alt.Scale(type="log", nice=False), axis=alt.Axis(format="~s"))
+    y = alt.Y("days:Q", title="Training time (days, log scale)", scale=alt.Scale(type="log", nice=False))
+    legend = alt.Legend(orient="top", columns=2, labelLimit=260, symbolType="stroke")
+    color = alt.Color("setup:N", title=None, scale=_SETUP_COLORS, legend=legend)
+    estimates = alt.Chart(data_of(rows)).transform_filter(alt.datum.setup != IDEAL_SETUP)
+    tooltip = [
+        alt.Tooltip("setup:N", title="Setup"),
+        alt.Tooltip("links:N", title="Links"),
+        alt.Tooltip("cards:Q", title="Cards", format=","),
+        alt.Tooltip("days:Q", title="Days", format=",.2f"),
+        alt.Tooltip("cost_usd:Q", title="Cost (US$)", format="$,.0f"),
+        alt.Tooltip("gpu_hours:Q", title="GPU-hours", format=",.0f"),
+        alt.Tooltip("mfu_pct:Q", title="MFU (%)", format=".0f"),
+    ]
+    lines = estimates.mark_line(strokeWidth=2).encode(x=x, y=y, color=color, tooltip=tooltip)
+    points = estimates.mark_point(filled=True, size=45).encode(x=x, y=y, color=color, tooltip=tooltip)
+    ideal = (
+        alt.Chart(data_of(rows))
+        .transform_filter(alt.datum.setup == IDEAL_SETUP)
+        .mark_line(strokeDash=[6, 4], strokeWidth=1.5)
+        .encode(
+            x=x,
+            y=y,
+            color=color,
+            tooltip=[
+                alt.Tooltip("setup:N", title="Line"),
+                alt.Tooltip("cards:Q", title="Cards", format=","),
+                alt.Tooltip("days:Q", title="Days", format=",.2f"),
+            ],
+        )
+    )
+    return alt.layer(ideal, lines, points).properties(height=330)
+
+
+def step_share_chart(rows: ChartData) -> alt.LayerChart:
+    """Stacked shares of one training step (%) per card count: compute, each communication, bubble.
+
+    Args:
+        rows: rows of {cards, part, pct, order}; part is a label of STEP_PARTS.
+    """
+    bars = (
+        alt.Chart(data_of(rows))
+        .mark_bar()
+        .encode(
+            x=alt.X("cards:O", title="Cards (powers of two)", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=alt.Y("sum(pct):Q", title="Share of the step time (%)", stack="zero", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color("part:N", title=None, scale=_PART_COLORS, legend=alt.Legend(orient="right")),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("cards:O", title="Cards"),
+                alt.Tooltip("part:N", title="Part"),
+                alt.Tooltip("pct:Q", title="% of the step", format=".1f"),
+            ],
+        )
+    )
+    return alt.layer(bars).properties(height=330)

@@ -1,0 +1,162 @@
+"""The GPU comparison as table rows: units for people (GB, TFLOPS, days), a CSV, a takeaway.
+
+Pure functions except :func:`gpu_table_columns`, which returns Streamlit column settings.
+Missing figures stay ``None`` (a blank cell), never zero: a GPU without a price has no cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from model import Scenario
+from model.analyses.compare import GpuComparison
+from model.catalog import short_name
+from model.units import DAY_S, GB, TERA, format_count, format_usd
+from ui.format import per_second, percent
+from ui.tables import rows_to_csv
+
+__all__ = [
+    "FILTERS",
+    "cards_text",
+    "compare_caption",
+    "compare_takeaway",
+    "comparison_csv",
+    "filter_comparisons",
+    "gpu_table_columns",
+    "gpu_table_rows",
+]
+
+CURRENT_MARK = "▶ "
+"""Put before the sidebar's GPU in the table."""
+FILTERS: tuple[str, ...] = ("All GPUs", "Serving fits", "Training fits", "With a price")
+
+
+def _scaled(value: float | None, unit: float) -> float | None:
+    return None if value is None else value / unit
+
+
+def gpu_table_rows(comparisons: Iterable[GpuComparison], current_gpu: str) -> list[dict[str, Any]]:
+    """Return one table row per GPU in display units; the current GPU comes first, marked.
+
+    Results come first, then the datasheet. Units: tokens/s, $ per million output tokens,
+    days, $, GB, GB/s, TFLOPS and $ per GPU-hour.
+    """
+    ordered = sorted(comparisons, key=lambda row: row.gpu_id != current_gpu)  # stable: catalog order otherwise
+    return [
+        {
+            "gpu": (CURRENT_MARK if row.gpu_id == current_gpu else "")
+            + short_name(row.name)
+            + (" (yours)" if row.user_supplied else ""),
+            "serving_fits": row.serving_fits,
+            "cards_needed": row.cards_needed,
+            "tokens_per_s": row.serving_tokens_per_s,
+            "usd_per_million": row.cost_per_million_output_tokens_usd,
+            "training_fits": row.training_fits,
+            "training_days": _scaled(row.training_time_s, DAY_S),
+            "training_usd": row.training_cost_usd,
+            "memory_gb": row.memory_bytes / GB,
+            "bandwidth_gb_s": row.memory_bandwidth_bytes_per_s / GB,
+            "bf16_tflops": _scaled(row.dense_bf16_flops_per_s, TERA),
+            "usd_per_gpu_hour": row.price_per_gpu_hour,
+            "vendor": row.vendor,
+            "id": row.gpu_id,
+        }
+        for row in ordered
+    ]
+
+
+def filter_comparisons(comparisons: Sequence[GpuComparison], which: str) -> list[GpuComparison]:
+    """Keep the GPUs a filter in :data:`FILTERS` names (an unknown filter keeps all)."""
+    keep = {
+        "Serving fits": lambda row: row.serving_fits,
+        "Training fits": lambda row: row.training_fits,
+        "With a price": lambda row: row.price_per_gpu_hour is not None,
+    }.get(which)
+    return [row for row in comparisons if keep is None or keep(row)]
+
+
+def gpu_table_columns(cards: int) -> dict[str, Any]:
+    """Return the table's column settings: labels with units, number formats and help."""
+    column = st.column_config
+    on = f"on {cards_text(cards)}"
+    return {
+        "gpu": column.TextColumn("GPU", pinned=True, help="▶ marks the sidebar's GPU; (yours) one you added."),
+        "serving_fits": column.CheckboxColumn("Serves", help=f"The weights and one sequence fit {on}."),
+        "cards_needed": column.NumberColumn(
+            "Cards needed", format="%d", help="Fewest cards that serve one sequence; blank: no sensible group does."
+        ),
+        "tokens_per_s": column.NumberColumn(
+            "Tokens/s", format="%,.0f", help=f"Output tokens per second at full load {on}."
+        ),
+        "usd_per_million": column.NumberColumn(
+            "$/M tokens", format="$%.3f", help="Dollars per million output tokens; blank: no price or no fit."
+        ),
+        "training_fits": column.CheckboxColumn("Trains", help=f"Training fits {on}."),
+        "training_days": column.NumberColumn("Training (days)", format="%,.1f", help=f"Wall-clock time {on}."),
+        "training_usd": column.NumberColumn("Training ($)", format="$%,.0f", help="Blank: no price or no fit."),
+        "memory_gb": column.NumberColumn("Memory (GB)", format="%.0f", help="Per card, decimal GB."),
+        "bandwidth_gb_s": column.NumberColumn("Bandwidth (GB/s)", format="%,.0f", help="Memory bandwidth per card."),
+        "bf16_tflops": column.NumberColumn(
+            "bf16 (TFLOPS)", format="%,.0f", help="Dense datasheet peak, no sparsity; blank: no bf16 path."
+        ),
+        "usd_per_gpu_hour": column.NumberColumn("$/GPU-hour", format="$%.2f", help="On-demand cloud price used."),
+    }
+
+
+def comparison_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """Return the table rows as CSV text (blank cells for missing figures)."""
+    return rows_to_csv(rows)
+
+
+def cards_text(cards: int) -> str:
+    """Say a card count: '1 card', '64 cards'."""
+    return f"{cards:,} card{'' if cards == 1 else 's'}"
+
+
+def compare_takeaway(comparisons: Sequence[GpuComparison], current_gpu: str, cards: int) -> str:
+    """Say in one sentence how many GPUs serve the model, the cheapest per token and the fastest."""
+    serving = [row for row in comparisons if row.serving_fits]
+    current = next((row for row in comparisons if row.gpu_id == current_gpu), None)
+    if not serving:
+        parts = [f"No GPU in the catalog serves this model on {cards_text(cards)}"]
+        if current is not None:
+            parts.append(_current_clause(current))
+        return "; ".join(parts) + ": see **Cards needed** for how many each takes."
+    priced = [row for row in serving if row.cost_per_million_output_tokens_usd is not None]
+    fastest = max(serving, key=lambda row: row.serving_tokens_per_s or 0.0)
+    parts = [f"{len(serving)} of {len(comparisons)} GPUs serve this model on {cards_text(cards)}"]
+    if priced:
+        cheapest = min(priced, key=lambda row: row.cost_per_million_output_tokens_usd or 0.0)
+        parts.append(
+            f"the cheapest per million output tokens is **{short_name(cheapest.name)}** at "
+            f"{format_usd(cheapest.cost_per_million_output_tokens_usd)}"
+        )
+    parts.append(f"the fastest is **{short_name(fastest.name)}** at {per_second(fastest.serving_tokens_per_s)}")
+    if current is not None and current is not fastest:
+        parts.append(_current_clause(current))
+    return "; ".join(parts) + "."
+
+
+def _current_clause(current: GpuComparison) -> str:
+    name = short_name(current.name)
+    if current.serving_fits:
+        price = current.cost_per_million_output_tokens_usd
+        return f"yours, {name}, gives {per_second(current.serving_tokens_per_s)}" + (
+            f" at {format_usd(price)}" if price is not None else ""
+        )
+    if current.cards_needed is None:
+        return f"yours, {name}, cannot serve it on any sensible number of cards"
+    return f"yours, {name}, needs {cards_text(current.cards_needed)}"
+
+
+def compare_caption(scenario: Scenario, training_tokens: float) -> str:
+    """Say what workload the table assumes and that each GPU runs on its own terms."""
+    return (
+        f"Serving: {scenario.prompt_len:,}-token prompts and {scenario.output_len:,} output tokens at full load "
+        f"(the largest batch that fits), {percent(scenario.utilization)} utilisation for the price per token. "
+        f"Training: {format_count(training_tokens)} tokens. ▶ marks the sidebar's GPU with the sidebar's links; every "
+        "other GPU uses its own links, node size, cloud price and parallel layout. Click a column header to sort."
+    )
