@@ -19,7 +19,7 @@ gpu = catalog.gpus[scenario.gpu]
 chip_name = gpu.short_name
 hierarchy = memory_hierarchy(gpu, catalog)
 weights = result.inference.memory_per_gpu.weights
-connections = links(gpu, catalog, scenario)
+connections = links(result.resolved, catalog)
 lineup = generations(catalog)
 
 st.title(f"Inside the {chip_name}")

@@ -9,13 +9,13 @@ from ui.rows.compare import (
     cards_text,
     compare_caption,
     compare_takeaway,
-    comparison_csv,
     filter_comparisons,
     gpu_table_columns,
     gpu_table_rows,
 )
 from ui.saved import render_save_form, render_saved
 from ui.sidebar import current_scenario
+from ui.tables import csv_button
 
 catalog = session_catalog()
 scenario = current_scenario()
@@ -41,14 +41,7 @@ def gpu_table() -> None:
     columns = gpu_table_columns(scenario.cards)
     st.dataframe(rows, column_config=columns, column_order=list(columns), hide_index=True, height=560, placeholder="")
     st.caption(compare_caption(scenario, result.training.tokens))
-    st.download_button(
-        "Download the table (CSV)",
-        data=comparison_csv(rows),
-        file_name="gpu_comparison.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    csv_button("Download the table (CSV)", lambda: rows, "gpu_comparison.csv", key="compare_csv")
 
 
 gpu_table()

@@ -15,18 +15,11 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from ui.navigation import page_files
+
 ROOT = Path(__file__).resolve().parents[1]
 TRIVIAL_PAGE = 'import streamlit as st\nst.slider("x", 0, 100, 50, key="x")\n'
-PAGES = {
-    "overview": None,
-    "costs": "app_pages/costs.py",
-    "vram": "app_pages/vram.py",
-    "tokens": "app_pages/throughput.py",
-    "compare": "app_pages/compare.py",
-    "anatomy": "app_pages/anatomy.py",
-    "method": "app_pages/method.py",
-    "validation": "app_pages/validation.py",
-}
+PAGES = {name: None if name == "overview" else path for name, path in page_files().items() if name != "add"}
 
 
 def _median_rerun(at: AppTest, move, repeats: int) -> float:

@@ -3,7 +3,7 @@
 Parameter counting follows the layer shapes of the Hugging Face implementations (LlamaForCausalLM,
 MixtralForCausalLM, DeepseekV3ForCausalLM, GPT/BLOOM): attention projections, MLP (gated SwiGLU
 has three matrices, a plain GELU MLP two), norms, embeddings and an LM head that is counted only
-when it is not tied to the input embedding (the mistake llm-analysis makes, peer_tools.md 1.1).
+when it is not tied to the input embedding (the mistake llm-analysis makes, docs/reference/peer_tools.md 1.1).
 DeepSeek's multi-head latent attention (MLA) follows arXiv:2405.04434 sec. 2.1 and the V3 config.
 """
 

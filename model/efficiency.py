@@ -14,16 +14,21 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import NamedTuple
 
 __all__ = [
     "EXPECTED",
     "OPTIMISTIC",
+    "OPTIMISTIC_MOVES",
     "PESSIMISTIC",
+    "PESSIMISTIC_MOVES",
     "SHARE_CAP",
     "Efficiencies",
+    "RangeMoves",
     "efficiency_variants",
     "matmul_efficiency",
     "measured_share",
+    "moved",
 ]
 
 SHARE_CAP = 0.97
@@ -146,10 +151,30 @@ def _capped(share: float) -> float:
     return share if share < SHARE_CAP else SHARE_CAP
 
 
-def _scaled(
-    base: Efficiencies, *, compute: float, memory: float, links: float, overhead: float, overlap: float
-) -> Efficiencies:
-    """Return ``base`` with its factors moved by the given multipliers (shares capped)."""
+class RangeMoves(NamedTuple):
+    """How one end of the range moves each family of efficiencies from the expected set."""
+
+    compute: float
+    """Multiplies matrix-product ceilings (and measured ones)."""
+    memory: float
+    """Multiplies memory bandwidth shares."""
+    links: float
+    """Multiplies collective and network bandwidth shares."""
+    overhead: float
+    """Multiplies fixed overheads: per-layer launch time, hours lost per failure, run overhead."""
+    overlap: float
+    """Multiplies the shares of communication hidden behind compute (and divides its interference)."""
+
+
+# The range: software stacks differ by about this much on the same hardware (the spread of
+# the published measurements around the expected estimate; see the Method page).
+OPTIMISTIC_MOVES = RangeMoves(compute=1.15, memory=1.08, links=1.15, overhead=0.5, overlap=1.3)
+PESSIMISTIC_MOVES = RangeMoves(compute=0.80, memory=0.85, links=0.75, overhead=2.0, overlap=0.6)
+
+
+def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
+    """Return ``base`` with every family of factors moved by ``moves`` (shares capped)."""
+    compute, memory, links, overhead, overlap = moves
     return replace(
         base,
         matmul_ceiling=MappingProxyType({k: _capped(v * compute) for k, v in base.matmul_ceiling.items()}),
@@ -169,16 +194,10 @@ def _scaled(
     )
 
 
-# The range: software stacks differ by about this much on the same hardware (the spread of
-# the published measurements around the expected estimate; see the Method page).
-_OPTIMISTIC_MOVES = {"compute": 1.15, "memory": 1.08, "links": 1.15, "overhead": 0.5, "overlap": 1.3}
-_PESSIMISTIC_MOVES = {"compute": 0.80, "memory": 0.85, "links": 0.75, "overhead": 2.0, "overlap": 0.6}
-
-
 @functools.lru_cache(maxsize=64)
 def efficiency_variants(expected: Efficiencies) -> tuple[Efficiencies, Efficiencies, Efficiencies]:
     """Return the expected set and the optimistic and pessimistic sets moved from it (the range's ends)."""
-    return expected, _scaled(expected, **_OPTIMISTIC_MOVES), _scaled(expected, **_PESSIMISTIC_MOVES)
+    return expected, moved(expected, OPTIMISTIC_MOVES), moved(expected, PESSIMISTIC_MOVES)
 
 
 _, OPTIMISTIC, PESSIMISTIC = efficiency_variants(EXPECTED)

@@ -134,7 +134,9 @@ def _training(
                 lora=trains_adapters(s.finetune),
             )
         steps.append(step)
-        times.append(wall_time(step.total, work.steps, used, eff))
+        # A fixed MFU pins the steps; the run's losses are then the expected ones, so the range
+        # collapses to the figure: the user has removed the uncertainty the range stands for.
+        times.append(wall_time(step.total, work.steps, used, variants[0] if s.mfu is not None else eff))
     time_s = times[0]
     gpu_hours = [t * s.cards / HOUR_S for t in times]
     price = r.price_per_gpu_hour

@@ -14,17 +14,10 @@ from typing import Any
 import yaml
 
 from ui.controls import CONTROLS, VALIDATION_KINDS
+from ui.navigation import PAGES as NAVIGATION
 
-PAGES = (
-    "app_pages/costs.py",
-    "app_pages/vram.py",
-    "app_pages/throughput.py",
-    "app_pages/compare.py",
-    "app_pages/anatomy.py",
-    "app_pages/method.py",
-    "app_pages/validation.py",
-    "app_pages/custom.py",
-)
+PAGES = tuple(spec.path for spec in NAVIGATION[1:])
+"""Every page but the default one, which the app opens first anyway."""
 
 _VALID: dict[str, list[str]] = {
     "model": ["llama-3.1-8b", "llama-3.1-405b", "deepseek-r1", "mixtral-8x7b", "custom", "tinyllama-1.1b"],

@@ -15,7 +15,7 @@ from model import Catalog, Scenario, ScenarioError
 from model.analyses.compare import ScenarioFigures, scenario_figures
 from model.units import format_usd
 from ui.format import bytes_gb, duration, milliseconds, per_second
-from ui.tables import rows_to_csv
+from ui.tables import csv_button
 from ui.text import escape_markdown
 
 __all__ = [
@@ -27,8 +27,8 @@ __all__ = [
     "render_save_form",
     "render_saved",
     "save_scenario",
-    "saved_csv",
     "saved_json",
+    "saved_records",
     "saved_scenarios",
     "scenario_label",
 ]
@@ -154,14 +154,14 @@ def _record(entry: dict[str, Any], figures: ScenarioFigures | str) -> dict[str, 
 
 
 def saved_json(entries: list[dict[str, Any]], catalog: Catalog) -> str:
-    """Return the saved scenarios and their figures as JSON (SI units: bytes, seconds, format_usd)."""
+    """Return the saved scenarios and their figures as JSON (SI units: bytes, seconds, dollars)."""
     items = [{**_record(entry, _figures(entry, catalog)), "scenario": entry["scenario"]} for entry in entries]
     return json.dumps(items, indent=2)
 
 
-def saved_csv(entries: list[dict[str, Any]], catalog: Catalog) -> str:
-    """Return one CSV row of figures per saved scenario (SI units; blank cells for missing values)."""
-    return rows_to_csv([_record(entry, _figures(entry, catalog)) for entry in entries])
+def saved_records(entries: list[dict[str, Any]], catalog: Catalog) -> list[dict[str, Any]]:
+    """Return one flat record per saved scenario: its label, its settings and its figures (SI units)."""
+    return [_record(entry, _figures(entry, catalog)) for entry in entries]
 
 
 def _save_from_form(scenario: Scenario, default_label: str) -> None:
@@ -211,15 +211,10 @@ def render_saved(catalog: Catalog) -> None:
             width="stretch",
         )
     left, right, _ = st.columns([1, 1, 2])
-    left.download_button(
-        "Comparison (CSV)",
-        data=lambda: saved_csv(entries, catalog),
-        file_name="saved_scenarios.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-        width="stretch",
-    )
+    with left:
+        csv_button(
+            "Comparison (CSV)", lambda: saved_records(entries, catalog), "saved_scenarios.csv", "saved_csv", "stretch"
+        )
     right.download_button(
         "Comparison (JSON)",
         data=lambda: saved_json(entries, catalog),

@@ -1,37 +1,41 @@
-"""Tables as downloads: rows of dicts to CSV text, and the button that offers them."""
+"""Tables as downloads: rows of dicts to CSV text through pandas, and the button that offers them."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
+import pandas as pd
 import streamlit as st
 
-__all__ = ["csv_button", "rows_to_csv"]
+__all__ = ["csv_button", "csv_text"]
 
 
-def rows_to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Return rows as CSV text: a column per key seen (in first-seen order), blank cells for None."""
+def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Return rows as CSV text: a column per key seen (in first-seen order), blank cells for None.
+
+    Object columns keep each value as written (a count stays 8, not 8.0, beside a missing one).
+    """
     if not rows:
         return ""
-    names = list(dict.fromkeys(name for row in rows for name in row))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return pd.DataFrame(list(rows), dtype=object).to_csv(index=False, lineterminator="\n")
 
 
-def csv_button(label: str, rows: Callable[[], Sequence[Mapping[str, Any]]], file_name: str, key: str) -> None:
+def csv_button(
+    label: str,
+    rows: Callable[[], Sequence[Mapping[str, Any]]],
+    file_name: str,
+    key: str,
+    width: Literal["content", "stretch"] = "content",
+) -> None:
     """Offer a table as a CSV download; the rows are built only when the button is pressed."""
     st.download_button(
         label,
-        data=lambda: rows_to_csv(rows()),
+        data=lambda: csv_text(rows()),
         file_name=file_name,
         mime="text/csv",
         on_click="ignore",
         icon=":material/download:",
         key=key,
+        width=width,
     )

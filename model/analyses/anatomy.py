@@ -1,6 +1,6 @@
 """GPU anatomy: the memory hierarchy as capacity against bandwidth, the chip's headline figures, its links.
 
-The seed article (seeds/gpu-overview-why-ai-needs-gpus.zh.txt, 第四站：内存层级) draws the
+The seed article (docs/seeds/gpu-overview-why-ai-needs-gpus.zh.txt, 第四站：内存层级) draws the
 hierarchy registers → shared memory → L2 → HBM → host RAM over PCIe and says "lower is larger
 and slower". This module puts catalog figures on it, says how each figure was obtained (catalog,
 derived, measured, assumption) and leaves out what no source gives: nothing here is invented.
@@ -14,7 +14,7 @@ from typing import Final, NamedTuple
 
 from model.catalog import Catalog, Gpu, Link
 from model.hardware import compute_precision
-from model.scenario import Scenario, ScenarioError
+from model.scenario import Resolved
 
 __all__ = [
     "HOST_MEMORY_PER_GPU_BYTES",
@@ -296,21 +296,13 @@ class Links(NamedTuple):
     scale_up_over_network: float
 
 
-def links(gpu: Gpu, catalog: Catalog, scenario: Scenario) -> Links:
-    """Return the scenario's scale-up link and network (the GPU's own unless overridden) and its host link.
+def links(resolved: Resolved, catalog: Catalog) -> Links:
+    """Return a resolved scenario's scale-up link and network (the GPU's own unless overridden) and its host link.
 
     Bandwidths are per GPU per direction and latencies the catalog's modelling assumptions
     (data/interconnects.yaml, data/networks.yaml name their sources).
-
-    Raises:
-        ScenarioError: the scenario names a link or network the catalog does not have.
     """
-    scale_up = catalog.interconnects.get(scenario.interconnect or gpu.scale_up)
-    if scale_up is None:
-        raise ScenarioError("interconnect", scenario.interconnect, f"one of {', '.join(catalog.interconnects)}")
-    network = catalog.networks.get(scenario.network or gpu.network)
-    if network is None:
-        raise ScenarioError("network", scenario.network, f"one of {', '.join(catalog.networks)}")
+    scale_up, network, gpu = resolved.scale_up, resolved.network, resolved.gpu
     rows = [LinkRow("scale-up", "Inside a node", scale_up), LinkRow("network", "Between nodes", network)]
     host = catalog.interconnects.get(gpu.host_link) if gpu.host_link else None
     if host is not None:

@@ -1,10 +1,10 @@
 """The seed's generations table, V100 (2017) to B100/B200 (2025), beside the catalog's figures.
 
-The seed article (seeds/gpu-overview-why-ai-needs-gpus.zh.txt, table 各代 NVIDIA GPU) lists each
+The seed article (docs/seeds/gpu-overview-why-ai-needs-gpus.zh.txt, table 各代 NVIDIA GPU) lists each
 generation's year, memory and FP16 TFLOPS. :func:`generations` sets every row beside the catalog
 (dense 16-bit peaks from :func:`model.analyses.anatomy.chip_summary`) and says where the seed matches;
 :func:`generation_growth` says how compute, memory and bandwidth grew along the main line.
-What ../shared/reference/gpu_specs_notes.md section 4 found about each row is kept with it.
+What docs/reference/gpu_specs_notes.md section 4 found about each row is kept with it.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class SeedGeneration(NamedTuple):
     tflops_is_floor: bool
     """The seed wrote '2000+'."""
     note: str
-    """What ../shared/reference/gpu_specs_notes.md section 4 found about the row."""
+    """What docs/reference/gpu_specs_notes.md section 4 found about the row."""
 
 
 _A100 = SeedGeneration("A100", 2020, (40.0, 80.0), 312.0, False, "312 is dense BF16/FP16; 624 with sparsity.")
@@ -78,7 +78,7 @@ SEED_GENERATIONS: Final[dict[str, SeedGeneration]] = {
     "b100": _BLACKWELL,
     "b200": _BLACKWELL,
 }
-"""The seed's figures (seeds/gpu-overview-why-ai-needs-gpus.zh.txt, table 各代 NVIDIA GPU)."""
+"""The seed's figures (docs/seeds/gpu-overview-why-ai-needs-gpus.zh.txt, table 各代 NVIDIA GPU)."""
 
 
 class Generation(NamedTuple):

@@ -60,7 +60,7 @@ _TABLE: tuple[str | Formula, ...] = (
         r" + L\left(2h\,n_q d + 2h\,n_{kv} d + 2h\right) + L\,m\,h\,f, \quad m = 3\ \text{(SwiGLU)},\ 2\ \text{(GELU)}",
         "Weights, optimizer states, FLOPs; grouped-query attention shares n_kv key/value heads across n_q queries",
         "Layer shapes of the Hugging Face LlamaForCausalLM / GPT implementations; an untied LM head is "
-        "counted (the mistake llm-analysis makes, reference/peer_tools.md 1.1); GQA: Ainslie et al. 2023",
+        "counted (the mistake llm-analysis makes, docs/reference/peer_tools.md 1.1); GQA: Ainslie et al. 2023",
         "model.architecture.Architecture",
     ),
     Formula(
@@ -102,7 +102,7 @@ _TABLE: tuple[str | Formula, ...] = (
         r"\quad \text{MLA: } c\,L\,(r_{kv}+d_{rope})\,b_{kv}/p;\quad c = \min(\text{context}, \text{window})",
         "Serving memory at the final context (prompt + output); decode traffic at prompt + output / 2",
         "K and V both cached per layer (Vaswani et al. 2017); GQA (Ainslie et al. 2023); MLA latent "
-        "(DeepSeek-V2 eq. 9-10); peer_tools.md lists the tools that forget V or GQA",
+        "(DeepSeek-V2 eq. 9-10); docs/reference/peer_tools.md: tools that forget V or GQA",
         "model.memory.kv_bytes_per_sequence",
     ),
     Formula(
@@ -276,7 +276,7 @@ _TABLE: tuple[str | Formula, ...] = (
         r"t_{ideal} = p \cdot \max\left(\frac{W_{read}/(t p) + b_\mu M_{kv}}{B_{peak}},"
         r"\ \frac{2 N_{mm} b_\mu}{t\,p\,P}\right),\quad b_\mu = b/p",
         "At batch 1 this is the seeds' rule: time per token ≈ bytes of weights read / memory bandwidth",
-        "Roofline, Williams et al. 2009; seed article ai-infra-gpu-centric.zh.txt, 1.2",
+        "Roofline, Williams et al. 2009; seed article docs/seeds/ai-infra-gpu-centric.zh.txt, 1.2",
         "model.inference.ideal_decode_step",
     ),
     Formula(
@@ -303,7 +303,7 @@ _TABLE: tuple[str | Formula, ...] = (
         r"R = \frac{d \cdot b \cdot n_{out}}{T_{pre}(b) + n_{out}\, t},"
         r"\quad t_{user} = t + \frac{T_{pre}(b)\,(b-1)}{b\, n_{out}}",
         "A loaded server also prefills arriving requests: output tokens over prefill plus decode time, all d replicas",
-        "Sarathi-Serve, Agrawal et al. 2024, sec. 2; DESIGN.md modelling principle 6",
+        "Sarathi-Serve, Agrawal et al. 2024, sec. 2 (prefill of arriving requests stalls decode)",
         "model.inference.loaded_serving",
     ),
     Formula(

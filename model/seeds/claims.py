@@ -1,12 +1,12 @@
 """The seed articles' concrete claims: where each is, what it says, and the figures it states.
 
-The seeds (../shared/seeds, in Chinese) are the content the app grew from: the GPU generations
+The seeds (docs/seeds, in Chinese) are the content the app grew from: the GPU generations
 and price tables, the training-cost and API-price tables, and the rule "time per generated token
 ≈ bytes of weights read / memory bandwidth" with its DeepSeek-R1-on-H20 example. Each
 :class:`SeedClaim` keeps the original sentence, an English gloss and the figures it states;
 :func:`model.seeds.check_claims` computes the engine's side for a stated reference setup
 (never a stored answer) and gives each a :class:`ClaimCheck` with a :data:`Verdict`. Background
-the numbers alone cannot show is quoted from reference/gpu_specs_notes.md, section 4.
+the numbers alone cannot show is quoted from docs/reference/gpu_specs_notes.md, section 4.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ _TABLE2 = f"{_OVERVIEW}, 第二站 (generations table)"
 _PRICE_TABLE = f"{_OVERVIEW}, 第二站 (consumer vs datacenter)"
 _COST_TABLE = f"{_OVERVIEW}, 第八站 (cost tables)"
 _RULE_SECTION = f"{_INFRA}, 1.2"
-_NOTES = "gpu_specs_notes.md sec. 4"
+_NOTES = "docs/reference/gpu_specs_notes.md sec. 4"
 
 SEED_CLAIMS: tuple[SeedClaim, ...] = (
     _claim("gen-v100", _GENERATIONS, _TABLE2, "V100 | 2017 | 32GB | 125 | 第一代深度学习卡",

@@ -40,8 +40,6 @@ class ValidationRow(NamedTuple):
 
     reference: Reference
     predicted: float
-    error: float
-    """predicted / measured - 1."""
     params: float
     """Total parameters of the model the measurement's scenario resolves to."""
     gpu: str
@@ -58,6 +56,11 @@ class ValidationRow(NamedTuple):
         if self.low is None or self.high is None:
             return None
         return self.low <= self.reference.value <= self.high
+
+    @property
+    def error(self) -> float:
+        """Signed relative error: predicted / measured - 1 (positive when the engine overshoots)."""
+        return self.predicted / self.reference.value - 1.0
 
     @property
     def ratio(self) -> float:
@@ -254,7 +257,6 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
             ValidationRow(
                 reference,
                 predicted.value,
-                predicted.value / reference.value - 1.0,
                 low=predicted.low,
                 high=predicted.high,
                 params=r.arch.stats.total_params,

@@ -5,18 +5,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.navigation import page_files
+
 APP = Path(__file__).resolve().parents[2] / "app.py"
-PAGES = {
-    "overview": "app_pages/overview.py",
-    "costs": "app_pages/costs.py",
-    "vram": "app_pages/vram.py",
-    "tokens": "app_pages/throughput.py",
-    "compare": "app_pages/compare.py",
-    "anatomy": "app_pages/anatomy.py",
-    "method": "app_pages/method.py",
-    "validation": "app_pages/validation.py",
-    "add": "app_pages/custom.py",
-}
+PAGES = page_files()
 
 
 def open_page(page: str = "overview", **query: str) -> AppTest:

@@ -1,7 +1,7 @@
 """A shared link opened as the first request to a freshly started server shows its page and scenario.
 
 This module has its own server (module-scoped fixture), so the deep link really is the first
-request. With page scripts in a legacy pages/ folder this fails (reference/streamlit_practice.md 1.1).
+request. With page scripts in a legacy pages/ folder this fails (reproduced on Streamlit 1.67; README, "The app").
 """
 
 import re

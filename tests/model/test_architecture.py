@@ -26,7 +26,7 @@ def _llama(**changes):
 
 
 def test_untied_lm_head_is_counted_and_tied_is_not():
-    # llm-analysis counts Llama-2-7B as 6.57B by missing the untied head (peer_tools.md 1.1).
+    # llm-analysis counts Llama-2-7B as 6.57B by missing the untied head (docs/reference/peer_tools.md 1.1).
     untied, tied = _llama(), _llama(tied_embeddings=True)
     assert untied.stats.total_params - tied.stats.total_params == 32000 * 4096
     assert untied.stats.total_params == 6_738_415_616

@@ -1,4 +1,4 @@
-"""The engine stays pure: model/ never imports Streamlit, Altair or pandas (DESIGN.md)."""
+"""The engine stays pure: model/ never imports Streamlit, Altair or pandas (README, Layout)."""
 
 import ast
 from pathlib import Path
@@ -19,7 +19,9 @@ def _imported_roots(path: Path) -> set[str]:
 
 
 def test_model_package_imports_no_ui_libraries():
-    files = sorted(MODEL_DIR.glob("*.py"))
+    files = sorted(MODEL_DIR.rglob("*.py"))
     assert files, "model/ has no modules"
-    offenders = {p.name: _imported_roots(p) & FORBIDDEN for p in files if _imported_roots(p) & FORBIDDEN}
+    offenders = {
+        str(p.relative_to(MODEL_DIR)): _imported_roots(p) & FORBIDDEN for p in files if _imported_roots(p) & FORBIDDEN
+    }
     assert offenders == {}

@@ -3,6 +3,7 @@ import dataclasses
 import pytest
 
 from model import Scenario, default_catalog, estimate
+from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 from model.units import DAY_S
 
 CATALOG = default_catalog()
@@ -109,17 +110,20 @@ def test_cost_energy_and_gpu_hours_follow_from_time():
 def test_a_fixed_mfu_sets_the_step_time_and_the_run_adds_its_losses():
     result = _train(model="llama-3.1-8b", gpu="h100-sxm", cards=8, mfu=0.5, tokens=1e11)
     assert result.mfu == pytest.approx(0.5, rel=1e-9)
-    # Wall time = steps x (1 + run overhead + failures/h x hours lost), efficiency.py's values.
+    # Wall time = steps x (1 + run overhead + failures/h x hours lost), the expected set's values.
     model_flops = result.tokens * 6 * 8.03e9  # within the attention term: checked loosely
     steps_s = result.tokens / (result.tokens_per_s_per_gpu * 8)
-    assert result.time_s == pytest.approx(steps_s * (1 + 0.15 + 1.97e-5 * 8 * 0.34), rel=1e-9)
+    losses = EXPECTED.run_overhead + EXPECTED.failure_rate_per_gpu_hour * 8 * EXPECTED.hours_lost_per_failure
+    assert result.time_s == pytest.approx(steps_s * (1 + losses), rel=1e-9)
     assert steps_s == pytest.approx(model_flops / (8 * 989.4e12 * 0.5), rel=0.1)
 
 
-def test_training_ranges_bracket_the_expected_time():
-    result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=256))
-    low, high = result.ranges["time_s"]
-    assert low < result.training.time_s < high
+def test_the_training_time_range_runs_from_the_optimistic_to_the_pessimistic_efficiencies():
+    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=256)
+    low, high = estimate(scenario).ranges["time_s"]
+    assert low == pytest.approx(estimate(scenario, efficiencies=OPTIMISTIC).training.time_s)
+    assert high == pytest.approx(estimate(scenario, efficiencies=PESSIMISTIC).training.time_s)
+    assert low < estimate(scenario).training.time_s < high
 
 
 def test_fp8_training_is_faster_than_bf16_on_hopper_but_not_twice():
@@ -137,3 +141,24 @@ def test_a_gpu_with_more_flops_trains_faster():
     base = estimate(Scenario(gpu="h100-sxm"), catalog).training
     quick = estimate(Scenario(gpu="h100-x2"), catalog).training
     assert quick.time_s < base.time_s
+
+
+def test_the_default_batch_is_llama_2s_four_million_tokens():
+    training = estimate(Scenario(model="llama-2-7b", gpu="a100-sxm-80gb", cards=64, seq_len=4096), CATALOG).training
+    assert training.global_batch * 4096 == 4 * 2**20
+
+
+def test_throughput_and_mfu_describe_the_steps_and_wall_time_adds_the_runs_losses():
+    training = estimate(Scenario(model="llama-2-7b", gpu="a100-sxm-80gb", cards=64, tokens=1e11), CATALOG).training
+    step_seconds = training.tokens / (training.tokens_per_s_per_gpu * 64)
+    failures = EXPECTED.failure_rate_per_gpu_hour * 64 * EXPECTED.hours_lost_per_failure
+    assert training.time_s == pytest.approx(step_seconds * (1 + EXPECTED.run_overhead + failures), rel=1e-9)
+
+
+def test_the_runs_losses_grow_with_the_cluster():
+    # Interruptions arrive per GPU-hour (Llama 3 sec. 3.3.4): more cards, more of the wall time lost.
+    def lost(cards):
+        training = _train(model="llama-2-7b", gpu="a100-sxm-80gb", cards=cards, tokens=1e11, mfu=0.4)
+        return training.time_s / (training.tokens / (training.tokens_per_s_per_gpu * cards))
+
+    assert 1.0 < lost(64) < lost(4096) < lost(65536)

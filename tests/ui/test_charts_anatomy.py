@@ -3,6 +3,7 @@
 from model import Scenario, default_catalog
 from model.analyses.anatomy import links, memory_hierarchy, read_times
 from model.analyses.generations import generations
+from model.scenario import resolve
 from ui.charts import _fill, _template
 from ui.charts.anatomy import KIND_COLORS, generations_chart, hierarchy_chart, links_chart
 from ui.rows import anatomy as rows_anatomy
@@ -45,7 +46,7 @@ def test_hierarchy_table_has_one_row_per_level_and_says_where_weights_do_not_fit
 
 
 def test_links_chart_is_linear_bars_in_gb_per_s_with_values_and_tooltips():
-    bars = rows_anatomy.link_bars(links(H100, CATALOG, Scenario()))
+    bars = rows_anatomy.link_bars(links(resolve(Scenario(), CATALOG), CATALOG))
     spec = links_chart(bars=bars).to_dict()
     rects, values = spec["layer"]
     assert rects["mark"]["type"] == "bar" and values["mark"]["type"] == "text"
@@ -86,6 +87,6 @@ def test_the_renderer_swaps_rows_into_every_anatomy_chart():
 
 def test_takeaways_name_the_numbers_they_compare():
     assert "53×" in rows_anatomy.hierarchy_takeaway(HIERARCHY, "H100")
-    assert "7.1×" in rows_anatomy.links_takeaway(links(H100, CATALOG, Scenario()))
+    assert "7.1×" in rows_anatomy.links_takeaway(links(resolve(Scenario(), CATALOG), CATALOG))
     text = rows_anatomy.generations_takeaway(None)
     assert "too few" in text

@@ -10,12 +10,12 @@ from ui.rows.compare import (
     CURRENT_MARK,
     FILTERS,
     compare_takeaway,
-    comparison_csv,
     filter_comparisons,
     gpu_table_columns,
     gpu_table_rows,
 )
-from ui.saved import comparison_rows, figure_cells, saved_csv, saved_json
+from ui.saved import comparison_rows, figure_cells, saved_json, saved_records
+from ui.tables import csv_text
 
 CATALOG = default_catalog()
 DEFAULT = compare_gpus(Scenario(), CATALOG)
@@ -46,17 +46,17 @@ def test_missing_figures_stay_blank_never_zero():
     assert rows["v100-sxm-32gb"]["usd_per_gpu_hour"] is None
     assert rows["v100-sxm-32gb"]["usd_per_million"] is None
     assert rows["v100-sxm-32gb"]["bf16_tflops"] is None  # Volta has no bf16 tensor cores
-    text = comparison_csv(list(rows.values()))
+    text = csv_text(list(rows.values()))
     v100 = next(row for row in csv.DictReader(io.StringIO(text)) if row["id"] == "v100-sxm-32gb")
     assert v100["usd_per_million"] == "" and v100["bf16_tflops"] == ""
 
 
 def test_the_csv_has_a_header_and_one_line_per_gpu():
     rows = gpu_table_rows(DEFAULT, "h100-sxm")
-    lines = comparison_csv(rows).splitlines()
+    lines = csv_text(rows).splitlines()
     assert lines[0].split(",")[:2] == ["gpu", "serving_fits"]
     assert len(lines) == len(rows) + 1
-    assert comparison_csv([]) == ""
+    assert csv_text([]) == ""
 
 
 def test_every_shown_column_has_a_label_and_the_numbers_say_their_unit():
@@ -138,6 +138,6 @@ def test_the_saved_comparison_downloads_as_csv_and_json_in_si_units():
     assert records[0]["scenario"]["precision"] == "bf16"
     assert records[1]["training_time_s"] > 0 and "error" not in records[1]
     assert "gpu" in records[2]["error"]  # a scenario that no longer resolves says why, plainly
-    rows = list(csv.DictReader(io.StringIO(saved_csv(entries, CATALOG))))
+    rows = list(csv.DictReader(io.StringIO(csv_text(saved_records(entries, CATALOG)))))
     assert [row["label"] for row in rows] == ["base", "fp8", "gone"]
     assert float(rows[0]["serving_tokens_per_s"]) == records[0]["serving_tokens_per_s"]

@@ -16,14 +16,12 @@ from model.analyses.compare import GpuComparison
 from model.catalog import short_name
 from model.units import DAY_S, GB, TERA, format_count, format_usd
 from ui.format import per_second, percent
-from ui.tables import rows_to_csv
 
 __all__ = [
     "FILTERS",
     "cards_text",
     "compare_caption",
     "compare_takeaway",
-    "comparison_csv",
     "filter_comparisons",
     "gpu_table_columns",
     "gpu_table_rows",
@@ -104,11 +102,6 @@ def gpu_table_columns(cards: int) -> dict[str, Any]:
         ),
         "usd_per_gpu_hour": column.NumberColumn("$/GPU-hour", format="$%.2f", help="On-demand cloud price used."),
     }
-
-
-def comparison_csv(rows: Sequence[dict[str, Any]]) -> str:
-    """Return the table rows as CSV text (blank cells for missing figures)."""
-    return rows_to_csv(rows)
 
 
 def cards_text(cards: int) -> str:

@@ -1,6 +1,6 @@
 """Rows, control steps, labels and takeaways for the training-vs-serving cost page.
 
-Pure helpers: engine results in, lists of dicts (days, percent, US format_usd) or sentences out.
+Pure helpers: engine results in, lists of dicts (days, percent, US dollars) or sentences out.
 """
 
 from __future__ import annotations

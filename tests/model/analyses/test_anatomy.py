@@ -14,6 +14,7 @@ from model.analyses.anatomy import (
     memory_hierarchy,
     read_times,
 )
+from model.scenario import resolve
 
 CATALOG = default_catalog()
 H100 = CATALOG.gpus["h100-sxm"]
@@ -130,23 +131,23 @@ def test_reading_bytes_takes_bytes_over_bandwidth_only_where_they_fit():
 
 
 def test_links_are_the_gpus_own_unless_the_scenario_overrides_them():
-    own = links(H100, CATALOG, Scenario())
+    own = links(resolve(Scenario(), CATALOG), CATALOG)
     assert [row.link.id for row in own.rows] == ["nvlink4", "ib-ndr", "pcie-gen5"]
-    # NVLink 4 450 GB/s vs PCIe 5.0 63 GB/s per direction: ~7x (gpu_specs_notes.md sec. 4, row 10).
+    # NVLink 4 450 GB/s vs PCIe 5.0 63 GB/s per direction: ~7x (docs/reference/gpu_specs_notes.md sec. 4, row 10).
     assert own.scale_up_over_host == pytest.approx(450 / 63)
     assert own.scale_up_over_network == pytest.approx(450 / 50)
-    overridden = links(H100, CATALOG, Scenario(interconnect="pcie-gen5", network="roce-800g"))
+    overridden = links(resolve(Scenario(interconnect="pcie-gen5", network="roce-800g"), CATALOG), CATALOG)
     assert overridden.scale_up_over_host == pytest.approx(1.0)
     assert overridden.rows[1].link.id == "roce-800g"
 
 
 def test_an_unknown_link_is_a_scenario_error():
     with pytest.raises(ScenarioError, match="interconnect"):
-        links(H100, CATALOG, Scenario(interconnect="warp-drive"))
+        links(resolve(Scenario(interconnect="warp-drive"), CATALOG), CATALOG)
 
 
 def test_a_chip_without_a_host_link_lists_only_scale_up_and_network():
-    assert [row.role for row in links(CATALOG.gpus["tpu7x"], CATALOG, Scenario(gpu="tpu7x")).rows] == [
+    assert [row.role for row in links(resolve(Scenario(gpu="tpu7x"), CATALOG), CATALOG).rows] == [
         "scale-up",
         "network",
     ]

@@ -51,9 +51,18 @@ def test_predictions_are_positive_and_finite():
         assert row.predicted > 0 and math.isfinite(row.predicted), row.reference.id
 
 
-def test_the_report_is_the_error_of_each_prediction():
+def test_the_error_is_positive_when_the_engine_overshoots_and_the_ratio_is_symmetric():
+    reference = REPORT.rows[0].reference
+    over = REPORT.rows[0]._replace(predicted=reference.value * 1.5)
+    under = REPORT.rows[0]._replace(predicted=reference.value / 1.5)
+    assert over.error == pytest.approx(0.5)
+    assert under.error == pytest.approx(-1 / 3)
+    assert over.ratio == pytest.approx(under.ratio) == pytest.approx(1.5)
+
+
+def test_each_row_holds_the_engines_own_prediction():
     for row in REPORT.rows[:5]:
-        assert row.error == pytest.approx(predict(row.reference, CATALOG).value / row.reference.value - 1)
+        assert row.predicted == predict(row.reference, CATALOG).value
 
 
 def test_the_text_report_lists_every_row_the_unmapped_and_each_kind():

@@ -22,7 +22,7 @@ def test_generations_run_from_v100_to_b200_in_year_order_with_catalog_figures():
 
 
 def test_the_seed_table_is_right_up_to_h200_and_off_for_b100_and_b200_memory():
-    # gpu_specs_notes.md sec. 4: V100/A100/H100/H200 right; B100 is 1,750 dense (< 2000); NVIDIA now
+    # docs/reference/gpu_specs_notes.md sec. 4: V100/A100/H100/H200 right; B100 is 1,750 dense (< 2000); NVIDIA now
     # lists 180 GB for HGX B200, not the 192 GB of the 2024 announcement.
     rows = {row.gpu_id: row for row in generations(CATALOG)}
     for gpu_id in ("v100-sxm-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200"):

@@ -34,14 +34,14 @@ def test_each_row_has_a_computed_engine_value_a_verdict_and_its_assumptions(clai
 
 
 def test_deepseek_r1_on_h20_lands_within_5_percent_of_the_seeds_9_ms():
-    # ai-infra-gpu-centric.zh.txt 1.2: 37B x 1 byte / 4,000 GB/s ~ 9 ms/token.
+    # docs/seeds/ai-infra-gpu-centric.zh.txt 1.2: 37B x 1 byte / 4,000 GB/s ~ 9 ms/token.
     row = CHECKS["rule-h20-9ms"]
     assert row.engine_value == pytest.approx(9.0, rel=0.05)
     assert row.verdict == "consistent"
 
 
 def test_deepseek_r1_on_a_64_gb_per_second_cpu_lands_within_5_percent_of_578_ms():
-    # ai-infra-gpu-centric.zh.txt 1.2: 37B x 1 byte / 64 GB/s ~ 578 ms/token.
+    # docs/seeds/ai-infra-gpu-centric.zh.txt 1.2: 37B x 1 byte / 64 GB/s ~ 578 ms/token.
     row = CHECKS["rule-cpu-578ms"]
     assert row.engine_value == pytest.approx(578.0, rel=0.05)
     assert CHECKS["rule-64x"].engine_value == pytest.approx(4000 / 64, rel=0.01)
@@ -84,7 +84,7 @@ def test_the_verdict_rule():
 @pytest.mark.parametrize(
     ("claim_id", "expected"),
     [
-        # reference/gpu_specs_notes.md sec. 4: rows 2-4 right, 5 partly wrong, 6d consistent, 6e not supported,
+        # docs/reference/gpu_specs_notes.md sec. 4: rows 2-4 right, 5 partly wrong, 6d consistent, 6e not supported,
         # 7 consistent, 9 misleading (7.4x like-for-like, 15x BF16 vs FP32), 10 roughly right (7-14x).
         ("gen-a100", "consistent"),
         ("gen-h100", "consistent"),
@@ -101,7 +101,7 @@ def test_hardware_verdicts_agree_with_the_reference_notes(claim_id, expected):
 
 
 def test_b200_at_60k_is_not_supported_by_the_catalog():
-    # gpu_specs_notes.md 6e: Jensen Huang said $30-40k per Blackwell GPU.
+    # docs/reference/gpu_specs_notes.md 6e: Jensen Huang said $30-40k per Blackwell GPU.
     assert CHECKS["price-b200"].verdict != "consistent"
 
 

@@ -76,7 +76,7 @@ def test_every_gpu_row_has_positive_sizes_and_a_source(gpu):
 
 @pytest.mark.parametrize("gpu", [g for g in GPUS if g.sparse_flops_per_s], ids=lambda g: g.id)
 def test_dense_figures_are_not_the_sparse_ones(gpu):
-    # Dense peak = vendor 'with sparsity' figure / 2 (gpu_specs_notes.md sec. 1; Blackwell Ultra
+    # Dense peak = vendor 'with sparsity' figure / 2 (docs/reference/gpu_specs_notes.md sec. 1; Blackwell Ultra
     # FP4 is the one exception, 14 vs 18 PF).
     for precision, sparse in gpu.sparse_flops_per_s.items():
         dense = gpu.dense_flops_per_s.get(precision)
@@ -115,7 +115,7 @@ def test_every_link_has_bandwidth_latency_and_a_source(link):
 
 
 def test_nvlink_is_roughly_ten_times_pcie_per_direction():
-    # Seed claim "NVLink ~10x faster than PCIe"; gpu_specs_notes.md: 7-14x by generation.
+    # Seed claim "NVLink ~10x faster than PCIe"; docs/reference/gpu_specs_notes.md: 7-14x by generation.
     ratio = (
         CATALOG.interconnects["nvlink4"].bandwidth_bytes_per_s
         / CATALOG.interconnects["pcie-gen5"].bandwidth_bytes_per_s
