@@ -6,7 +6,7 @@ from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.costs import cost_over_time_chart, scaling_time_chart, step_share_chart
-from ui.controls import AUTO
+from ui.controls import AUTO, steps_with
 from ui.page import estimate_or_stop
 from ui.remount import held_index, held_value
 from ui.rows import costs as rows
@@ -19,7 +19,7 @@ result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 st.title(f"Training vs serving cost: {result.inputs['model_name']}")
 
 c1, c2, c3 = st.columns([3, 2, 5])
-traffic_steps = rows.steps_with(rows.TRAFFIC_STEPS, state["traffic"])
+traffic_steps = steps_with(rows.TRAFFIC_STEPS, state["traffic"])
 c1.select_slider(
     "Tokens served per day (output)",
     traffic_steps,
@@ -46,7 +46,7 @@ api = rows.chosen_api_price(catalog, state["api"], scenario.model)
 c3.caption(rows.api_terms(api))
 with st.expander("Training tokens and serving utilisation"):
     t1, t2 = st.columns(2)
-    token_steps = rows.steps_with(rows.TOKEN_STEPS, state["tokens"])
+    token_steps = steps_with(rows.TOKEN_STEPS, state["tokens"])
     t1.select_slider(
         "Training tokens",
         token_steps,

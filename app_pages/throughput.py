@@ -4,6 +4,7 @@ from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.throughput import total_throughput_chart, user_speed_chart
+from ui.controls import steps_with
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.rows.throughput import (
@@ -17,7 +18,6 @@ from ui.rows.throughput import (
     metric_rows,
     point_rows,
     seconds_from_ms,
-    steps_with,
     target_label,
     target_rows,
     throughput_takeaway,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants
-from model.hardware import compute_precision, matmul_ceiling_share, peak_flops
+from model.hardware import compute_precision, matmul_ceiling_share
 from model.inference import DecodeStep, ideal_decode_step, loaded_serving, serving_context, serving_rates
 from model.memory import RUNTIME_BYTES, ServingLoad, inference_memory, max_batch_that_fits, training_regime
 from model.parallelism import choose_inference_layout, choose_training_layout
@@ -112,7 +112,7 @@ def _training(
     work = training_work(
         r, regime, layout, global_batch=plan.global_batch, microbatches=plan.microbatches, recompute=plan.recompute
     )
-    peak = peak_flops(gpu, key)
+    peak = gpu.dense_flops_per_s[key]  # dense, not 2:4 sparse
     share = matmul_ceiling_share(gpu, key)
     model_flops = work.model_flops_per_token * r.tokens
     times: list[float] = []

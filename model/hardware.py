@@ -17,7 +17,6 @@ __all__ = [
     "achievable_bandwidth",
     "compute_precision",
     "matmul_ceiling_share",
-    "peak_flops",
 ]
 
 _SIXTEEN_BIT = ("bf16", "fp16", "fp32")
@@ -49,11 +48,6 @@ def compute_precision(gpu: Gpu, precision: str) -> tuple[str, str | None]:
     if precision in QUANTIZED_WEIGHT_PRECISIONS and precision != "fp4":
         return key, None  # weight-only formats compute in 16-bit by design
     return key, f"{gpu.name} has no {precision} tensor cores; products run in {key}"
-
-
-def peak_flops(gpu: Gpu, key: str) -> float:
-    """Return the dense peak FLOP/s of ``gpu`` in format ``key`` (already resolved)."""
-    return gpu.dense_flops_per_s[key]
 
 
 def matmul_ceiling_share(gpu: Gpu, key: str) -> float | None:

@@ -21,7 +21,7 @@ from typing import Literal, NamedTuple
 from model.architecture import Architecture, expected_experts_touched
 from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
 from model.efficiency import Efficiencies, matmul_efficiency
-from model.hardware import achievable_bandwidth, matmul_ceiling_share, peak_flops
+from model.hardware import achievable_bandwidth, matmul_ceiling_share
 from model.memory import kv_bytes_per_sequence
 from model.precision import bytes_per_element, weight_bytes
 from model.scenario import Resolved
@@ -82,7 +82,7 @@ def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str) -> Servi
         kv_bytes_mean=kv_bytes_per_sequence(arch, context, r.kv_precision, tp, pp),
         elementwise_bytes=elementwise_bytes_per_token(arch, tp) * arch.layers / pp,
         compute_key=compute_key,
-        peak_flops=peak_flops(r.gpu, compute_key),
+        peak_flops=r.gpu.dense_flops_per_s[compute_key],
         ceiling_share=matmul_ceiling_share(r.gpu, compute_key),
         tp=tp,
         pp=pp,

@@ -10,9 +10,9 @@ address bar always reproduces what is on screen, page included (the page is the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from model.precision import PRECISIONS
 from model.units import parse_quantity
@@ -34,7 +34,10 @@ __all__ = [
     "format_params",
     "load_from_url",
     "save_to_url",
+    "steps_with",
 ]
+
+Step = TypeVar("Step", int, float)
 
 AUTO = "auto"
 """Interconnect/network value meaning: the GPU's own default link."""
@@ -62,6 +65,11 @@ RECOMPUTE_OPTIONS: tuple[str, ...] = (AUTO, "none", "selective", "full")
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
+
+
+def steps_with(steps: Iterable[Step], value: Step) -> list[Step]:
+    """Return a slider's steps with the current value among them, so a linked value off the grid is kept."""
+    return sorted({*steps, value})
 
 
 def format_params(billions: float) -> str:

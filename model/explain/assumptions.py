@@ -16,7 +16,7 @@ from typing import NamedTuple
 from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
 from model.estimate import estimate
-from model.hardware import achievable_bandwidth, compute_precision, matmul_ceiling_share, peak_flops
+from model.hardware import achievable_bandwidth, compute_precision, matmul_ceiling_share
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_GLOBAL_BATCH_TOKENS, Scenario
 from model.units import GB, TERA, format_count
 
@@ -116,7 +116,7 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
     gpu = r.gpu
     key = serving.compute_precision
     fallback = compute_precision(gpu, r.precision)[1]
-    peak = peak_flops(gpu, key)
+    peak = gpu.dense_flops_per_s[key]
     share = matmul_ceiling_share(gpu, key)
     achievable = achievable_bandwidth(gpu, EXPECTED)
     layout = training.parallelism

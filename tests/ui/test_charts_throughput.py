@@ -6,6 +6,7 @@ from model import Scenario
 from model.analyses.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency
 from ui.charts import _fill, _template
 from ui.charts.throughput import BOUND_COLORS, total_throughput_chart, user_speed_chart
+from ui.controls import steps_with
 from ui.rows.throughput import (
     batch_options,
     chosen_rows,
@@ -14,7 +15,6 @@ from ui.rows.throughput import (
     line_rows,
     metric_rows,
     point_rows,
-    steps_with,
     target_rows,
     throughput_takeaway,
 )

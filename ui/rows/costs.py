@@ -39,7 +39,6 @@ __all__ = [
     "serving_help",
     "short_duration",
     "step_share_rows",
-    "steps_with",
     "tokens_label",
     "traffic_label",
     "training_help",
@@ -67,11 +66,6 @@ STEP_PARTS: tuple[tuple[str, str], ...] = (
     ("optimizer", "optimizer update"),
 )
 """Step-time fields of a scaling row and their chart labels, in stacking order."""
-
-
-def steps_with(grid: tuple[float, ...], value: float) -> list[float]:
-    """Return a slider's grid with ``value`` added (a shared link may hold a value off the grid)."""
-    return sorted({*grid, value})
 
 
 def traffic_label(tokens_per_day: float) -> str:

@@ -6,8 +6,8 @@ tokens/s as labelled; the only arithmetic is unit conversion).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from model.analyses.serving import BatchPoint, Knee, LatencyFit
 from ui.format import duration, milliseconds, per_second
@@ -26,7 +26,6 @@ __all__ = [
     "metric_rows",
     "point_rows",
     "seconds_from_ms",
-    "steps_with",
     "target_label",
     "target_rows",
     "throughput_takeaway",
@@ -48,13 +47,6 @@ BOUND_LABELS = {"memory": "memory-bound", "compute": "compute-bound"}
 """How the chart legend names each side of the roofline."""
 ROOFLINE = "roofline (ideal)"
 EXPECTED = "expected"
-
-Step = TypeVar("Step", int, float)
-
-
-def steps_with(steps: Iterable[Step], value: Step) -> list[Step]:
-    """Return the steps with ``value`` added in order (a value from a link stays selectable)."""
-    return sorted({*steps, value})
 
 
 def batch_options(points: Sequence[BatchPoint], chosen: int) -> list[int]:
@@ -94,27 +86,19 @@ def point_rows(points: Sequence[BatchPoint]) -> list[dict[str, Any]]:
 
 def line_rows(points: Sequence[BatchPoint]) -> list[dict[str, Any]]:
     """Return the expected and the roofline curves as rows of {batch, series, total, per_user, tpot_ms}."""
-    expected = [
-        {
-            "batch": point.batch,
-            "series": EXPECTED,
-            "total": point.tokens_per_s,
-            "per_user": point.tokens_per_s_per_user,
-            "tpot_ms": point.tpot_s * 1e3,
-        }
+    curves = (
+        (EXPECTED, lambda point: (point.tokens_per_s, point.tokens_per_s_per_user, point.tpot_s)),
+        (
+            ROOFLINE,
+            lambda point: (point.roofline_tokens_per_s, point.roofline_tokens_per_s_per_user, point.tpot_roofline_s),
+        ),
+    )
+    return [
+        {"batch": point.batch, "series": series, "total": total, "per_user": per_user, "tpot_ms": tpot * 1e3}
+        for series, figures in curves
         for point in points
+        for total, per_user, tpot in (figures(point),)
     ]
-    roofline = [
-        {
-            "batch": point.batch,
-            "series": ROOFLINE,
-            "total": point.roofline_tokens_per_s,
-            "per_user": point.roofline_tokens_per_s_per_user,
-            "tpot_ms": point.tpot_roofline_s * 1e3,
-        }
-        for point in points
-    ]
-    return expected + roofline
 
 
 def chosen_rows(point: BatchPoint) -> list[dict[str, Any]]:

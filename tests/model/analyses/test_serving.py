@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from model import Scenario, ScenarioError, default_catalog, estimate
 from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
 from model.efficiency import EXPECTED
-from model.hardware import peak_flops
 from model.inference import serving_context, serving_rates
 
 CATALOG = default_catalog()
@@ -92,7 +91,7 @@ def _dense_knee(scenario, ideal):
     full = estimate(dataclasses.replace(scenario, batch="max"), CATALOG)
     r, inference = full.resolved, full.inference
     key = inference.compute_precision
-    peak = peak_flops(r.gpu, key)
+    peak = r.gpu.dense_flops_per_s[key]
     ctx = serving_context(r, tp=inference.tp, pp=inference.pp, compute_key=key)
     rates = serving_rates(r, ctx, EXPECTED)
     bandwidth = r.gpu.memory_bandwidth_bytes_per_s

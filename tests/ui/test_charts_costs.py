@@ -5,6 +5,7 @@ from model.analyses.economics import cost_over_time
 from model.analyses.scaling import SETUP_LABELS, card_counts, link_variants, scaling_with_cards
 from ui.charts import _fill, _template
 from ui.charts.costs import cost_over_time_chart, scaling_time_chart, step_share_chart
+from ui.controls import steps_with
 from ui.rows.costs import (
     COST_SERIES,
     IDEAL_SETUP,
@@ -17,7 +18,6 @@ from ui.rows.costs import (
     scaling_rows,
     scaling_takeaway,
     step_share_rows,
-    steps_with,
 )
 
 CATALOG = default_catalog()
