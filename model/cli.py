@@ -104,6 +104,7 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         ("hidden", 1_000_000),
         ("heads", 4096),
         ("kv-heads", 4096),
+        ("head-dim", 65_536),
         ("ffn", 10_000_000),
         ("vocab", 10_000_000),
         ("experts", 100_000),
@@ -271,7 +272,7 @@ def _validate(*, as_json: bool) -> None:
     """Print the validation report, as text or one JSON object."""
     # Imported here: only this command reads the reference measurements.
     from model.validation import validate
-    from model.validation.validate import format_report
+    from model.validation.report import format_report
 
     report = validate()
     print(json.dumps(report.to_dict(), allow_nan=False) if as_json else format_report(report))

@@ -6,7 +6,8 @@ fits the few free efficiency factors on all of them at once.
 """
 
 from model.validation.reference import KINDS, Reference, load_references
-from model.validation.validate import ValidationReport, ValidationRow, error_band, nearest, validate
+from model.validation.report import error_band, nearest
+from model.validation.validate import ValidationReport, ValidationRow, validate
 
 __all__ = [
     "KINDS",

@@ -18,10 +18,11 @@ from model.catalog import DATA_DIR, CatalogError
 from model.scenario import SCENARIO_FIELDS, Scenario
 from model.units import parse_quantity
 
-__all__ = ["KINDS", "PREDICTIONS", "Reference", "load_references"]
+__all__ = ["KINDS", "PREDICTIONS", "TRAINING_KINDS", "TYPED_FIELDS", "Reference", "load_references"]
 
 KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "memory")
 """The kinds of measurement the estimate is scored on (cost entries are inputs, not predictions)."""
+TRAINING_KINDS: tuple[str, ...] = KINDS[:2]
 PREDICTIONS: tuple[str, ...] = (
     "gpu_hours",
     "days",
@@ -38,6 +39,15 @@ PREDICTIONS: tuple[str, ...] = (
     "training_reserved_gib",
 )
 _NUMERIC = frozenset({"tokens", "params"})
+TYPED_FIELDS: frozenset[str] = frozenset(
+    {
+        *("model", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"),
+        *("experts", "active_experts", "mlp", "tied_embeddings"),
+        *("gpu", "cards", "interconnect", "network", "precision", "tokens", "seq_len", "finetune"),
+    }
+)
+"""What a user types for a training run: the model, the hardware, the cards, the data. Everything
+else (layout, micro-batch, global batch, ZeRO, recomputation, interleaving) is left to the engine."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -58,6 +68,9 @@ class Reference:
     confidence: str
     scenario: Scenario | None
     """None when the entry cannot be mapped (``unmapped`` says why)."""
+    typed: Scenario | None = None
+    """The scenario with only :data:`TYPED_FIELDS`: a training run as a user would ask about it.
+    None for serving and memory entries, and for runs whose source gives no card count."""
     predict: str = ""
     assumptions: str = ""
     unmapped: str = ""
@@ -72,6 +85,13 @@ def _scenario(settings: dict[str, Any], ident: str) -> Scenario:
             raise CatalogError(f"data/reference_scenarios.yaml, row {ident!r}, field {name!r}: not a scenario field")
         values[name] = parse_quantity(value) if name in _NUMERIC and value is not None else value
     return Scenario(**values)
+
+
+def _typed(entry: dict[str, Any], mapping: dict[str, Any], ident: str) -> Scenario | None:
+    """Return the entry's scenario as a user would type it, when it is a training run with a stated card count."""
+    if not str(entry["kind"]).startswith("training") or entry.get("gpu_count") is None or "scenario" not in mapping:
+        return None
+    return _scenario({name: value for name, value in mapping["scenario"].items() if name in TYPED_FIELDS}, ident)
 
 
 @functools.cache
@@ -110,6 +130,7 @@ def load_references() -> tuple[Reference, ...]:
                 quote=str(entry.get("quote") or ""),
                 confidence=str(entry.get("confidence") or ""),
                 scenario=_scenario(mapping["scenario"], ident) if "scenario" in mapping else None,
+                typed=_typed(entry, mapping, ident),
                 predict=predict,
                 assumptions=str(mapping.get("assumptions") or ""),
                 unmapped=str(mapping.get("unmapped") or ""),

@@ -6,7 +6,7 @@ absolute errors; "within 2x" means max(predicted / measured, measured / predicte
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import statistics
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -17,20 +17,15 @@ from model.efficiency import EXPECTED, Efficiencies
 from model.estimate import estimate
 from model.memory import FRAGMENTATION, RUNTIME_BYTES
 from model.results import Estimate
-from model.scenario import Scenario, resolve
+from model.scenario import resolve
 from model.units import DAY_S, GB, GIB, TERA
-from model.validation.reference import KINDS, Reference, load_references
+from model.validation.reference import KINDS, TRAINING_KINDS, Reference, load_references
 
 __all__ = [
-    "BandPoint",
     "KindScore",
-    "Nearby",
     "Prediction",
     "ValidationReport",
     "ValidationRow",
-    "error_band",
-    "format_report",
-    "nearest",
     "validate",
 ]
 
@@ -49,6 +44,9 @@ class ValidationRow(NamedTuple):
     low: float | None = None
     """The prediction's low end under the optimistic/pessimistic efficiencies (None: no range)."""
     high: float | None = None
+    typed: float | None = None
+    """The prediction from only what a user would type (:attr:`Reference.typed`); None: not a
+    training run with a stated card count."""
 
     @property
     def covered(self) -> bool | None:
@@ -61,6 +59,11 @@ class ValidationRow(NamedTuple):
     def error(self) -> float:
         """Signed relative error: predicted / measured - 1 (positive when the engine overshoots)."""
         return self.predicted / self.reference.value - 1.0
+
+    @property
+    def typed_error(self) -> float | None:
+        """The signed relative error of the prediction as a user would ask for it."""
+        return None if self.typed is None else self.typed / self.reference.value - 1.0
 
     @property
     def ratio(self) -> float:
@@ -90,6 +93,8 @@ class ValidationReport(NamedTuple):
     unmapped: tuple[Reference, ...]
     kinds: tuple[KindScore, ...]
     overall: KindScore
+    typed_kinds: tuple[KindScore, ...] = ()
+    """The training kinds scored on the predictions as a user would ask (layout left to the engine)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as plain data (for --json)."""
@@ -107,6 +112,8 @@ class ValidationReport(NamedTuple):
                     "low": row.low,
                     "high": row.high,
                     "in_range": row.covered,
+                    "typed_predicted": row.typed,
+                    "typed_error": row.typed_error,
                     "params": row.params,
                     "gpu": row.gpu,
                     "cards": row.cards,
@@ -120,6 +127,7 @@ class ValidationReport(NamedTuple):
             "unmapped": [{"id": r.id, "kind": r.kind, "reason": r.unmapped} for r in self.unmapped],
             "kinds": [score._asdict() for score in self.kinds],
             "overall": self.overall._asdict(),
+            "typed_kinds": [score._asdict() for score in self.typed_kinds],
         }
 
 
@@ -228,14 +236,16 @@ def predict(reference: Reference, catalog: Catalog, efficiencies: Efficiencies =
     return Prediction(value, scaled[0], scaled[1])
 
 
-def _score(kind: str, rows: Iterable[ValidationRow]) -> KindScore:
-    chosen = list(rows)
-    if not chosen:
+def _score(kind: str, rows: Iterable[ValidationRow], typed: bool = False) -> KindScore:
+    """Score ``rows``: the median and worst |error|, and how many ranges hold the measured value."""
+    signed = [(row.typed_error if typed else row.error, row) for row in rows]
+    errors = [(abs(error), row) for error, row in signed if error is not None]
+    if not errors:
         return KindScore(kind, 0, 0.0, 0.0, "")
-    worst = max(chosen, key=lambda row: abs(row.error))
-    median = statistics.median(abs(r.error) for r in chosen)
-    ranged = [row.covered for row in chosen if row.covered is not None]
-    return KindScore(kind, len(chosen), median, abs(worst.error), worst.reference.id, len(ranged), sum(ranged))
+    worst, worst_row = max(errors, key=lambda pair: pair[0])
+    median = statistics.median(error for error, _ in errors)
+    ranged = [] if typed else [row.covered for _, row in errors if row.covered is not None]
+    return KindScore(kind, len(errors), median, worst, worst_row.reference.id, len(ranged), sum(ranged))
 
 
 def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECTED) -> ValidationReport:
@@ -252,6 +262,9 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
             unmapped.append(reference)
             continue
         predicted = predict(reference, catalog, efficiencies)
+        typed = None
+        if reference.typed is not None:
+            typed = predict(dataclasses.replace(reference, scenario=reference.typed), catalog, efficiencies).value
         r = resolve(reference.scenario, catalog)
         rows.append(
             ValidationRow(
@@ -259,6 +272,7 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
                 predicted.value,
                 low=predicted.low,
                 high=predicted.high,
+                typed=typed,
                 params=r.arch.stats.total_params,
                 gpu=r.gpu.id,
                 cards=r.scenario.cards,
@@ -266,81 +280,7 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
             )
         )
     kinds = tuple(_score(kind, (r for r in rows if r.reference.kind == kind)) for kind in KINDS)
-    return ValidationReport(tuple(rows), tuple(unmapped), kinds, _score("overall", rows))
-
-
-def format_report(report: ValidationReport) -> str:
-    """Render the report as a plain-text table and summary."""
-    lines = [f"{'measurement':46} {'kind':19} {'measured':>12} {'predicted':>12} {'error':>8}  unit"]
-    for row in sorted(report.rows, key=lambda r: (KINDS.index(r.reference.kind), r.reference.id)):
-        ref = row.reference
-        figures = f"{ref.value:12,.4g} {row.predicted:12,.4g} {row.error:+8.1%}"
-        lines.append(f"{ref.id[:46]:46} {ref.kind:19} {figures}  {ref.unit[:28]}")
-    lines.append("")
-    lines.extend(f"not mapped: {ref.id} ({ref.kind}): {ref.unmapped}" for ref in report.unmapped)
-    lines.append("")
-    lines.append(f"{'kind':19} {'count':>5} {'median |error|':>15} {'worst |error|':>14} {'in range':>9}  worst")
-    for score in (*report.kinds, report.overall):
-        errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-        inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
-        lines.append(f"{score.kind:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
-    worst_ratio = max((row.ratio for row in report.rows), default=1.0)
-    lines.append(f"largest factor off: {worst_ratio:.2f}x")
-    return "\n".join(lines)
-
-
-class BandPoint(NamedTuple):
-    """A point of the y = x line and of the band around it, in the measurements' own units."""
-
-    measured: float
-    low: float
-    high: float
-
-
-def error_band(report: ValidationReport, share: float = 0.25) -> tuple[BandPoint, BandPoint]:
-    """Return the ends of the y = x line and of the +-``share`` band across the report's values.
-
-    On log-log axes y = (1 +- share) x are straight lines, so two points (a factor of 2 beyond the
-    smallest and largest value, predicted or measured) draw them.
-    """
-    values = [v for row in report.rows for v in (row.reference.value, row.predicted)] or [1.0]
-    first, last = min(values) / 2.0, max(values) * 2.0
-    return (
-        BandPoint(first, first * (1.0 - share), first * (1.0 + share)),
-        BandPoint(last, last * (1.0 - share), last * (1.0 + share)),
+    typed_kinds = tuple(
+        _score(kind, (r for r in rows if r.reference.kind == kind), typed=True) for kind in TRAINING_KINDS
     )
-
-
-class Nearby(NamedTuple):
-    """A measurement near a scenario, and how far (0 is the same model, GPU, cards and precision)."""
-
-    row: ValidationRow
-    distance: float
-
-
-def nearest(
-    report: ValidationReport, scenario: Scenario, catalog: Catalog | None = None, count: int = 5
-) -> list[Nearby]:
-    """Return the ``count`` measurements most like ``scenario``, nearest first.
-
-    A derived definition with chosen weights: distance = |log10 of the parameter ratio| (a
-    decade of model size counts 1) + 0.5 for a different GPU + 0.25 x |log10 of the card-count
-    ratio| + 0.25 for a different precision. It answers "which published figures speak to this
-    scenario", not a statistical neighbourhood.
-
-    Raises:
-        ScenarioError: the scenario is invalid.
-    """
-    r = resolve(scenario, catalog or default_catalog())
-    params = r.arch.stats.total_params
-
-    def distance(row: ValidationRow) -> float:
-        return (
-            abs(math.log10(row.params / params))
-            + (0.0 if row.gpu == r.gpu.id else 0.5)
-            + 0.25 * abs(math.log10(row.cards / r.scenario.cards))
-            + (0.0 if row.precision == r.precision else 0.25)
-        )
-
-    ranked = sorted((Nearby(row, distance(row)) for row in report.rows), key=lambda near: near.distance)
-    return ranked[:count]
+    return ValidationReport(tuple(rows), tuple(unmapped), kinds, _score("overall", rows), typed_kinds)

@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from model.validation import ValidationReport, ValidationRow
-from model.validation.validate import BandPoint, Nearby
+from model.validation.report import BandPoint, Nearby
 
 __all__ = [
     "KIND_LABELS",
