@@ -19,7 +19,11 @@ from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, step_time, training_work, wall_time
 from model.units import GB, HOUR_S
 
-__all__ = ["estimate", "serving_load", "training_precision"]
+__all__ = ["PARAMS_TOLERANCE", "estimate", "serving_load", "training_precision"]
+
+PARAMS_TOLERANCE = 0.02
+"""A parameter count and a shape that disagree by more than this are reported (the catalog's own
+presets are within 2 % of their official counts)."""
 
 
 def _bytes(value: float) -> str:
@@ -273,6 +277,12 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
     r = resolve(scenario, catalog)
     variants = efficiency_variants(efficiencies)
     warnings: list[str] = []
+    counted = r.arch.stats.total_params
+    if scenario.params and abs(counted / scenario.params - 1.0) > PARAMS_TOLERANCE:
+        warnings.append(
+            f"the shape given has {counted / 1e9:,.3g}B parameters, not the {scenario.params / 1e9:,.3g}B of params: "
+            "every shape given is kept, so the estimate is for the shape"
+        )
     if r.price_per_gpu_hour is None:
         warnings.append(f"no cloud price is known for {r.gpu.name}; give price_per_gpu_hour for costs")
     training, training_ranges = _training(r, variants, warnings)

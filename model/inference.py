@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Literal, NamedTuple
 
-from model.architecture import Architecture, expected_experts_touched
+from model.architecture import Architecture
 from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
 from model.efficiency import Efficiencies, matmul_efficiency
 from model.hardware import achievable_bandwidth, matmul_ceiling_share
@@ -33,6 +33,7 @@ __all__ = [
     "ServingRates",
     "decode_step",
     "elementwise_bytes_per_token",
+    "expected_experts_touched",
     "ideal_decode_step",
     "loaded_serving",
     "prefill_time",
@@ -103,6 +104,22 @@ def elementwise_bytes_per_token(arch: Architecture, tp: int) -> float:
     width = (arch.active_experts + arch.shared_experts) * arch.expert_ffn if arch.is_moe else arch.ffn
     mlp = (3.0 if arch.mlp == "gated" else 2.0) * width
     return 2.0 * (8.0 * arch.hidden + (rotary + mlp) / tp)
+
+
+def expected_experts_touched(experts: int, active: int, tokens: float) -> float:
+    """Return how many distinct experts of one layer a batch of ``tokens`` routes to.
+
+    With uniform routing each token picks ``active`` of ``experts``; an expert is missed by one
+    token with probability 1 - active/experts, so E[touched] = E * (1 - (1 - k/E)^tokens).
+    At one token this is k; at large batches every expert is read (inference-sim #559 shows
+    the cost of forgetting this).
+    """
+    if experts <= 0:
+        return 0.0
+    if tokens <= 1.0:
+        return float(active) * max(tokens, 0.0)
+    miss = 1.0 - active / experts
+    return float(experts * (1.0 - miss**tokens))
 
 
 def _weights_read(r: Resolved, ctx: ServingContext, tokens: float) -> float:

@@ -115,6 +115,7 @@ class Estimate(NamedTuple):
                 "vocab": arch.vocab,
                 "experts": arch.experts,
                 "active_experts": arch.active_experts,
+                "mlp": arch.mlp,
                 "attention": arch.attention,
                 "tied_embeddings": arch.tied_embeddings,
                 "max_context": arch.max_context,

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, NamedTuple, get_args
 
-from model.architecture import Architecture, MlpKind, default_vocab, derive_architecture
+from model.architecture import Architecture, MlpKind, Shape, default_vocab, derive_architecture
 from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 
@@ -79,6 +79,8 @@ class Scenario:
     hidden: int | None = None
     heads: int | None = None
     kv_heads: int | None = None
+    head_dim: int | None = None
+    """Width of one attention head; None: hidden / heads."""
     ffn: int | None = None
     vocab: int | None = None
     experts: int | None = None
@@ -151,6 +153,7 @@ _INT_LIMITS: dict[str, tuple[int, int]] = {
     "hidden": (64, 1_000_000),
     "heads": (1, 4096),
     "kv_heads": (1, 4096),
+    "head_dim": (1, 65_536),
     "ffn": (1, 10_000_000),
     "vocab": (1, 10_000_000),
     "experts": (1, 100_000),
@@ -229,7 +232,7 @@ def _validate(s: Scenario) -> None:
         raise ScenarioError("model", None, "a preset id, or a parameter count (params), or layers and hidden")
     if s.heads is not None and s.kv_heads is not None and s.heads % s.kv_heads:
         raise ScenarioError("kv_heads", s.kv_heads, f"a divisor of heads ({s.heads})")
-    if s.hidden is not None and s.heads is not None and s.hidden % s.heads:
+    if s.hidden is not None and s.heads is not None and s.head_dim is None and s.hidden % s.heads:
         raise ScenarioError("heads", s.heads, f"a divisor of hidden ({s.hidden})")
     if s.experts is not None and s.active_experts is not None and s.active_experts > s.experts:
         raise ScenarioError("active_experts", s.active_experts, f"at most experts ({s.experts})")
@@ -237,14 +240,11 @@ def _validate(s: Scenario) -> None:
 
 @functools.lru_cache(maxsize=512)
 def _derived(params: float, overrides: tuple[tuple[str, Any], ...]) -> Architecture:
-    shape = {name: value for name, value in overrides if name in _DERIVED_SHAPES}
-    kinds = {name: value for name, value in overrides if name not in _DERIVED_SHAPES}
-    return derive_architecture(params, **shape).with_overrides(**kinds)
+    return derive_architecture(params, **{name: value for name, value in overrides if value is not None})
 
 
-_DERIVED_SHAPES = frozenset({"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts"})
-_SHAPE_FIELDS = (*sorted(_DERIVED_SHAPES), "mlp", "tied_embeddings")
-"""The scenario fields that override a model's shape."""
+_SHAPE_FIELDS: tuple[str, ...] = Shape._fields
+"""The scenario fields that give or override a model's shape."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -263,22 +263,23 @@ def _overridden(base: Architecture, overrides: tuple[tuple[str, Any], ...]) -> A
 def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
     overrides = tuple((name, getattr(s, name)) for name in _SHAPE_FIELDS)
     has_overrides = any(v is not None for _, v in overrides)
-    if s.params is not None:
+    if s.params is not None or s.model is None:
+        params, name = (float(s.params), f"custom {s.params / 1e9:g}B") if s.params else (0.0, "custom")
+        if s.params is None:
+            # Shapes alone (validation requires layers and hidden): derive the rest for the size they
+            # imply, ~12 h^2 per layer (attention 4 h^2, a 4h-wide MLP 8 h^2) plus the embeddings.
+            assert s.layers is not None
+            assert s.hidden is not None
+            body = 12.0 * s.layers * s.hidden**2
+            vocab = s.vocab or default_vocab(body)
+            params = body + 2 * vocab * s.hidden
+            overrides = tuple((field, vocab if field == "vocab" else value) for field, value in overrides)
         try:
-            return _derived(float(s.params), overrides), f"custom {s.params / 1e9:g}B"
+            arch = _derived(params, overrides)
         except ValueError as error:
             raise ScenarioError("params", s.params, str(error)) from error
-    if s.model is None:
-        # Shapes alone (validation requires layers and hidden): derive the rest for the size they
-        # imply, ~12 h^2 per layer (attention 4 h^2, a 4h-wide MLP 8 h^2) plus the embeddings.
-        assert s.layers is not None
-        assert s.hidden is not None
-        body = 12.0 * s.layers * s.hidden**2
-        vocab = s.vocab or default_vocab(body)
-        base = derive_architecture(body + 2 * vocab * s.hidden, layers=s.layers, hidden=s.hidden, vocab=vocab)
-        arch = _overridden(base, overrides)
         _check_shapes(arch)
-        return arch, "custom"
+        return arch, name
     preset: ModelPreset | None = catalog.models.get(s.model)
     if preset is None:
         raise ScenarioError("model", s.model, f"one of {', '.join(catalog.models)} (or give params)")

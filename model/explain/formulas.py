@@ -77,7 +77,7 @@ _TABLE: tuple[str | Formula, ...] = (
         r"\quad \mathbb{E}[\text{touched}] = E\left(1-(1-k/E)^{T}\right)",
         "Resident weights use all experts; FLOPs the k active; decode reads the experts T tokens route to",
         "Mixtral / DeepSeek-V3 Hugging Face configs; touched experts: derived for uniform routing (inference-sim #559)",
-        "model.architecture.expected_experts_touched",
+        "model.inference.expected_experts_touched",
     ),
     Formula(
         "A model given only by its size",

@@ -1,7 +1,8 @@
 import pytest
 
 from model import default_catalog
-from model.architecture import Architecture, derive_architecture, expected_experts_touched
+from model.architecture import Architecture, derive_architecture
+from model.inference import expected_experts_touched
 
 PRESETS = list(default_catalog().models.values())
 

@@ -83,15 +83,40 @@ def test_architecture_flags_override_a_preset(capsys):
 
 def test_mlp_and_tied_embedding_flags_shape_the_model(capsys):
     # A plain (GELU) MLP has two matrices instead of three; a tied head drops vocab x hidden.
-    main(["estimate", "--params", "7B", "--json"])
+    shape = ["estimate", "--layers", "32", "--hidden", "4096", "--ffn", "11008", "--json"]
+    main([*shape, "--mlp", "gated"])
     gated = json.loads(capsys.readouterr().out)["inputs"]["params"]
-    main(["estimate", "--params", "7B", "--mlp", "plain", "--json"])
+    main([*shape, "--mlp", "plain"])
     plain = json.loads(capsys.readouterr().out)["inputs"]["params"]
-    main(["estimate", "--params", "7B", "--mlp", "plain", "--tied-embeddings", "true", "--json"])
+    main([*shape, "--mlp", "plain", "--tied-embeddings", "true"])
     tied = json.loads(capsys.readouterr().out)
     assert plain < gated
     assert tied["inputs"]["params"] < plain
     assert tied["inputs"]["architecture"]["tied_embeddings"] is True
+
+
+def test_a_parameter_count_with_an_mlp_kind_keeps_the_count(capsys):
+    for kind in ("gated", "plain"):
+        main(["estimate", "--params", "7B", "--mlp", kind, "--json"])
+        document = json.loads(capsys.readouterr().out)
+        assert document["inputs"]["architecture"]["mlp"] == kind
+        assert document["inputs"]["params"] == pytest.approx(7e9, rel=0.03)
+
+
+def test_a_given_shape_is_honoured_and_a_disagreeing_count_is_reported(capsys):
+    # GPT-3 2.7B (Brown et al. 2020, Table 2.1): 32 layers, d_model 2,560, 32 heads of 80.
+    shape = ["--layers", "32", "--hidden", "2560", "--heads", "32", "--kv-heads", "32", "--ffn", "10240"]
+    main(["estimate", "--params", "2.7e9", *shape, "--vocab", "51200", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["inputs"]["architecture"]["head_dim"] == 80
+    assert document["inputs"]["params"] == pytest.approx(2.7e9, rel=0.02)
+    assert not any("parameters, not the" in warning for warning in document["warnings"])
+    main(["estimate", "--params", "2.7e9", *shape, "--vocab", "51200", "--mlp", "gated", "--json"])
+    gated = json.loads(capsys.readouterr().out)
+    assert any("parameters, not the 2.7B" in warning for warning in gated["warnings"])
+    main(["estimate", "--params", "2.7e9", *shape, "--head-dim", "128", "--json"])
+    wide = json.loads(capsys.readouterr().out)
+    assert wide["inputs"]["architecture"]["head_dim"] == 128
 
 
 def test_interleaved_pipeline_stages_shrink_the_bubble(capsys):

@@ -11,7 +11,8 @@ import yaml
 from model import Scenario, default_catalog
 from model.catalog import DATA_DIR
 from model.validation import KINDS, load_references, nearest, validate
-from model.validation.validate import format_report, predict
+from model.validation.report import format_report
+from model.validation.validate import predict
 
 CATALOG = default_catalog()
 REPORT = validate(CATALOG)
