@@ -30,6 +30,7 @@ PREDICTIONS: tuple[str, ...] = (
     "mfu_palm",
     "hfu_megatron",
     "hardware_tflops",
+    "megatron_tflops",
     "total_tokens_per_s",
     "user_tokens_per_s",
     "latency_bound_tokens_per_s",

@@ -184,6 +184,7 @@ _PREDICTORS: dict[str, Callable[[Estimate], float]] = {
     "mfu_palm": _mfu_palm,
     "hfu_megatron": _hfu_megatron,
     "hardware_tflops": _hardware_tflops,
+    "megatron_tflops": lambda e: _hfu_megatron(e) * _peak_16bit(e) / TERA,
     "total_tokens_per_s": lambda e: e.inference.decode_tokens_per_s,
     "user_tokens_per_s": lambda e: e.inference.decode_tokens_per_s_per_user,
     "inference_allocated_gib": lambda e: _inference_allocated(e) / GIB,
@@ -202,6 +203,7 @@ _RANGED_BY: dict[str, tuple[str, str]] = {
     "mfu_palm": ("training", "tokens_per_s_per_gpu"),
     "hfu_megatron": ("training", "tokens_per_s_per_gpu"),
     "hardware_tflops": ("training", "tokens_per_s_per_gpu"),
+    "megatron_tflops": ("training", "tokens_per_s_per_gpu"),
     "total_tokens_per_s": ("inference", "decode_tokens_per_s"),
     "user_tokens_per_s": ("inference", "decode_tokens_per_s_per_user"),
 }
