@@ -16,6 +16,9 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import NamedTuple
 
+from model.catalog import Gpu
+from model.precision import QUANTIZED_WEIGHT_PRECISIONS
+
 __all__ = [
     "EXPECTED",
     "OPTIMISTIC",
@@ -25,7 +28,9 @@ __all__ = [
     "SHARE_CAP",
     "Efficiencies",
     "RangeMoves",
+    "achievable_bandwidth",
     "efficiency_variants",
+    "matmul_ceiling_share",
     "matmul_efficiency",
     "measured_share",
     "moved",
@@ -220,3 +225,28 @@ def matmul_efficiency(eff: Efficiencies, precision: str, work_flops: float, ceil
         return ceiling
     half = eff.matmul_half_work_flops.get(precision, 2e10)
     return ceiling * work_flops / (work_flops + half)
+
+
+def matmul_ceiling_share(gpu: Gpu, key: str) -> float | None:
+    """Return the measured largest-product rate over peak for ``key``, if the catalog has it."""
+    measured = gpu.matmul_ceiling_flops_per_s.get(key)
+    peak = gpu.dense_flops_per_s.get(key)
+    if measured is None or not peak:
+        return None
+    return measured / peak
+
+
+@functools.lru_cache(maxsize=1024)
+def achievable_bandwidth(gpu: Gpu, eff: Efficiencies, weight_precision: str | None = None) -> float:
+    """Return the memory bandwidth a streaming kernel sustains, in bytes/s.
+
+    A measured figure in the catalog replaces the default share of peak (scaled by this
+    efficiency set's optimism); weight-only quantised weights stream slower (dequantisation).
+    """
+    measured = gpu.measured_bandwidth_bytes_per_s
+    peak = gpu.memory_bandwidth_bytes_per_s
+    share = measured_share(measured / peak if measured else None, eff.memory_bandwidth, eff.memory_scale)
+    bandwidth = peak * share
+    if weight_precision in QUANTIZED_WEIGHT_PRECISIONS:
+        bandwidth *= eff.dequant_bandwidth
+    return bandwidth

@@ -9,12 +9,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from model.catalog import Catalog
-from model.efficiency import EXPECTED, Efficiencies, efficiency_variants
-from model.hardware import compute_precision, matmul_ceiling_share
-from model.inference import DecodeStep, ideal_decode_step, loaded_serving, serving_context, serving_rates
-from model.memory import RUNTIME_BYTES, ServingLoad, inference_memory, max_batch_that_fits, training_regime
-from model.parallelism import choose_inference_layout, choose_training_layout
-from model.results import Estimate, InferenceEstimate, Range, TrainingEstimate
+from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
+from model.inference import (
+    DecodeStep,
+    LoadedServing,
+    ServingContext,
+    ideal_decode_step,
+    loaded_serving,
+    serving_context,
+    serving_rates,
+)
+from model.memory import (
+    RUNTIME_BYTES,
+    ServingLoad,
+    inference_memory,
+    max_batch_that_fits,
+    training_regime,
+)
+from model.parallelism import CANDIDATES_SHOWN, plan_training
+from model.precision import compute_precision
+from model.replicas import InferencePlan, choose_serving_layout, serving_layouts
+from model.results import Estimate, InferenceEstimate, Range, ServingCandidate, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, step_time, training_work, wall_time
 from model.units import GB, HOUR_S
@@ -78,24 +93,11 @@ def _training(
     if note:
         warnings.append(f"training: {note}")
     regime = training_regime(arch, precision, s.optimizer, s.finetune, s.lora_rank, s.master_weights)
-    plan = choose_training_layout(
-        arch,
-        regime,
-        cards=s.cards,
-        gpus_per_node=r.gpus_per_node,
-        capacity_bytes=gpu.memory_bytes,
-        seq_len=r.seq_len,
-        global_tokens=r.global_batch_tokens,
-        micro_batch=s.micro_batch,
-        recompute=r.recompute,
-        flash_attention=s.flash_attention,
-        tp=s.tp,
-        pp=s.pp,
-        dp=s.dp,
-        ep=s.ep,
-        zero=s.zero,
-        runtime_bytes=serving_load(r).runtime_bytes,
-    )
+    peak = gpu.dense_flops_per_s[key]  # dense, not 2:4 sparse
+    share = matmul_ceiling_share(gpu, key)
+    lora = trains_adapters(s.finetune)
+    search = plan_training(r, regime, variants[0], key=key, peak=peak, share=share, lora=lora)
+    plan = search.best
     layout = plan.layout
     used = layout.tp * layout.pp * layout.dp
     if used != s.cards:
@@ -114,10 +116,14 @@ def _training(
             f"training does not fit: needs {_bytes(plan.memory.total)} per card, has {_bytes(gpu.memory_bytes)}"
         )
     work = training_work(
-        r, regime, layout, global_batch=plan.global_batch, microbatches=plan.microbatches, recompute=plan.recompute
+        r,
+        regime,
+        layout,
+        micro_batch=plan.micro_batch,
+        global_batch=plan.global_batch,
+        microbatches=plan.microbatches,
+        recompute=plan.recompute,
     )
-    peak = gpu.dense_flops_per_s[key]  # dense, not 2:4 sparse
-    share = matmul_ceiling_share(gpu, key)
     model_flops = work.model_flops_per_token * r.tokens
     times: list[float] = []
     steps: list[StepTime] = []
@@ -125,6 +131,8 @@ def _training(
         if s.mfu is not None:
             seconds = model_flops / (used * peak * s.mfu) / work.steps
             step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
+        elif eff is variants[0] and plan.step is not None:
+            step = plan.step  # the search timed it already
         else:
             step = step_time(
                 r,
@@ -135,7 +143,8 @@ def _training(
                 peak=peak,
                 ceiling_share=share,
                 eff=eff,
-                lora=trains_adapters(s.finetune),
+                lora=lora,
+                vp=plan.vp,
             )
         steps.append(step)
         # A fixed MFU pins the steps; the run's losses are then the expected ones, so the range
@@ -166,14 +175,16 @@ def _training(
         tokens=r.tokens,
         seq_len=r.seq_len,
         global_batch=plan.global_batch,
-        micro_batch=s.micro_batch,
+        micro_batch=plan.micro_batch,
         microbatches=plan.microbatches,
+        vp=plan.vp,
         steps=work.steps,
         step=steps[0],
         precision=precision,
         compute_precision=key,
         regime=regime.label,
         state_bytes_per_param=regime.weight_bytes + regime.grad_bytes + regime.optimizer_bytes,
+        layout_candidates=search.ranked,
     )
     ranges = _ranges(
         time_s=times,
@@ -200,29 +211,42 @@ def _inference(
             f"{arch.max_context:,}-token context"
         )
     wanted = 1 if s.batch == "max" else int(s.batch)
-    plan = choose_inference_layout(
-        arch,
-        load,
-        cards=s.cards,
-        gpus_per_node=r.gpus_per_node,
-        capacity_bytes=gpu.memory_bytes,
-        batch=wanted,
-        tp=s.tp,
-        pp=s.pp,
+    plans = serving_layouts(
+        arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.memory_bytes, batch=wanted,
+        tp=s.tp, pp=s.pp,
+    )  # fmt: skip
+    largest = {(p.tp, p.pp): max_batch_that_fits(arch, gpu.memory_bytes, load, tp=p.tp, pp=p.pp) for p in plans}
+
+    def batch_of(plan: InferencePlan) -> int:
+        return max(1, largest[plan.tp, plan.pp]) if s.batch == "max" else wanted
+
+    expected: dict[tuple[int, int], tuple[ServingContext, LoadedServing]] = {}
+
+    def score(plan: InferencePlan) -> tuple[float, float]:
+        ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
+        served = loaded_serving(r, ctx, serving_rates(r, ctx, variants[0]), batch_of(plan), plan.dp)
+        expected[plan.tp, plan.pp] = ctx, served
+        return served.tpot_s, served.tokens_per_s
+
+    plan, ranked = choose_serving_layout(
+        plans, score, one_user=s.batch == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
-    most = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp)
-    batch = max(1, most) if s.batch == "max" else wanted
+    most, batch = largest[plan.tp, plan.pp], batch_of(plan)
     memory = plan.memory if batch == wanted else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp)
+    candidates = tuple(
+        ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total)
+        for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
+    )
     fits = memory.total <= gpu.memory_bytes
     if not fits:
         limit = "not even one sequence fits" if most == 0 else f"at most {most} sequences fit"
         warnings.append(
             f"inference does not fit: needs {_bytes(memory.total)} per card, has {_bytes(gpu.memory_bytes)} ({limit})"
         )
-    ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
+    ctx, first = expected[plan.tp, plan.pp]
     ideal = ideal_decode_step(r, ctx, batch)
     price = r.price_per_gpu_hour
-    served = [loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in variants]
+    served = [first, *(loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in variants[1:])]
     steps: list[DecodeStep] = [one.step for one in served]
     costs: list[float | None] = [
         price * s.cards / HOUR_S / (one.tokens_per_s * s.utilization) * 1e6 if price is not None else None
@@ -257,6 +281,7 @@ def _inference(
         dp=plan.dp,
         decode=step,
         compute_precision=key,
+        layout_candidates=candidates,
     )
     return result, _ranges(**figures)
 

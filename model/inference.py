@@ -20,8 +20,7 @@ from typing import Literal, NamedTuple
 
 from model.architecture import Architecture
 from model.communication import GroupPath, all_reduce_time, group_path, p2p_time
-from model.efficiency import Efficiencies, matmul_efficiency
-from model.hardware import achievable_bandwidth, matmul_ceiling_share
+from model.efficiency import Efficiencies, achievable_bandwidth, matmul_ceiling_share, matmul_efficiency
 from model.memory import kv_bytes_per_sequence
 from model.precision import bytes_per_element, weight_bytes
 from model.scenario import Resolved

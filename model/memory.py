@@ -24,12 +24,16 @@ __all__ = [
     "ServingLoad",
     "TrainingMemory",
     "TrainingRegime",
+    "TrainingStates",
+    "combined_memory",
     "inference_memory",
     "inference_weight_bytes",
     "kv_bytes_per_sequence",
     "max_batch_that_fits",
+    "training_activations",
     "training_memory",
     "training_regime",
+    "training_states",
 ]
 
 RUNTIME_BYTES = 1.0e9
@@ -171,6 +175,94 @@ def training_regime(
     )
 
 
+class TrainingStates(NamedTuple):
+    """What a card holds for its share of the model, independent of the batch (bytes)."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    gather_buffers: float
+    """ZeRO-3 / FSDP gathers the current and the prefetched unit in full."""
+
+
+def training_states(arch: Architecture, regime: TrainingRegime, layout: Layout) -> TrainingStates:
+    """Return the weights, gradients, optimizer state and ZeRO-3 buffers one card holds.
+
+    ZeRO stages 1, 2 and 3 shard the optimizer state, then the gradients, then the weights over
+    the data-parallel group (Rajbhandari et al. 2020, sec. 5); routed experts are also split over
+    the expert-parallel group.
+    """
+    stats = arch.stats
+    total = stats.total_params
+    experts = stats.moe_layers * arch.experts * stats.expert_params
+    model_parallel = layout.tp * layout.pp
+    replicated_params = (total - experts) / model_parallel + experts / (model_parallel * layout.ep)
+    sharded_params = total / (model_parallel * layout.dp)
+    trainable_share = regime.trainable_params / total
+    weights_params = sharded_params if layout.zero >= 3 else replicated_params
+    grads_params = sharded_params if layout.zero >= 2 else replicated_params
+    optimizer_params = sharded_params if layout.zero >= 1 else replicated_params
+    gather_buffers = 0.0
+    if layout.zero >= 3 and layout.dp > 1:
+        # A unit is a layer, or the embedding / LM head when that is larger.
+        layer = (total - stats.embedding_and_head_params) / arch.layers / model_parallel
+        gather_buffers = 2.0 * max(layer, stats.head_params / layout.tp) * regime.weight_bytes
+    return TrainingStates(
+        weights_params * regime.weight_bytes,
+        grads_params * trainable_share * regime.grad_bytes,
+        optimizer_params * trainable_share * regime.optimizer_bytes,
+        gather_buffers,
+    )
+
+
+def training_activations(
+    arch: Architecture,
+    regime: TrainingRegime,
+    *,
+    tp: int,
+    pp: int,
+    seq_len: int,
+    micro_batch: int,
+    in_flight: int,
+    recompute: Recompute,
+    flash_attention: bool,
+    vp: int = 1,
+) -> float:
+    """Return the activations the busiest pipeline stage keeps for backward, per card (bytes).
+
+    Korthikanti et al. 2022 sec. 4, with sequence parallelism splitting every stored tensor over
+    the tensor-parallel group; 1F1B keeps ``in_flight`` = min(pp, micro-batches) micro-batches on
+    the first stage, and the interleaved schedule (``vp`` chunks per stage) (1 + (p - 1) / (p v))
+    times as much (sec. 4.2.3). The last stage also holds the fp32 logits.
+    """
+    stats = arch.stats
+    per_token_layer = stats.activation_bytes_per_token_layer
+    if not flash_attention and recompute == "none":
+        per_token_layer += stats.attention_score_bytes_per_token_per_key * seq_len
+    per_token_layer *= regime.activation_scale
+    tokens = micro_batch * seq_len
+    layers_per_stage = math.ceil(arch.layers / pp)
+    if recompute == "full":
+        kept = stats.layer_input_bytes_per_token * regime.activation_scale
+        stage = kept * tokens * layers_per_stage * in_flight + per_token_layer * tokens
+    else:
+        stage = per_token_layer * tokens * layers_per_stage * in_flight
+    if vp > 1 and pp > 1:
+        stage *= 1.0 + (pp - 1) / (pp * vp)
+    first_stage = stage / tp
+    logits = tokens * arch.vocab * LOGIT_BYTES / tp
+    if pp == 1:
+        return first_stage + logits
+    return max(first_stage, per_token_layer * tokens * layers_per_stage / tp + logits)
+
+
+def combined_memory(states: TrainingStates, activations: float, runtime_bytes: float) -> TrainingMemory:
+    """Return training memory per card from its two halves, with the runtime and fragmentation."""
+    held = states.weights + states.gradients + states.optimizer + activations
+    other = runtime_bytes + states.gather_buffers + FRAGMENTATION * held
+    return TrainingMemory(states.weights, states.gradients, states.optimizer, activations, other, held + other)
+
+
 def training_memory(
     arch: Architecture,
     regime: TrainingRegime,
@@ -182,55 +274,14 @@ def training_memory(
     recompute: Recompute,
     flash_attention: bool,
     runtime_bytes: float = RUNTIME_BYTES,
+    vp: int = 1,
 ) -> TrainingMemory:
     """Return training memory per card (the busiest pipeline stage) for ``layout``."""
-    stats = arch.stats
-    total = stats.total_params
-    experts = stats.moe_layers * arch.experts * stats.expert_params
-    model_parallel = layout.tp * layout.pp
-    # Expert weights are split over the expert-parallel group as well.
-    replicated_params = (total - experts) / model_parallel + experts / (model_parallel * layout.ep)
-    sharded_params = total / (model_parallel * layout.dp)
-    trainable_share = regime.trainable_params / total
-
-    weights_params = sharded_params if layout.zero >= 3 else replicated_params
-    grads_params = sharded_params if layout.zero >= 2 else replicated_params
-    optimizer_params = sharded_params if layout.zero >= 1 else replicated_params
-    weights = weights_params * regime.weight_bytes
-    gradients = grads_params * trainable_share * regime.grad_bytes
-    optimizer = optimizer_params * trainable_share * regime.optimizer_bytes
-
-    per_token_layer = stats.activation_bytes_per_token_layer
-    if not flash_attention and recompute == "none":
-        per_token_layer += stats.attention_score_bytes_per_token_per_key * seq_len
-    per_token_layer *= regime.activation_scale
-    tokens = micro_batch * seq_len
-    layers_per_stage = math.ceil(arch.layers / layout.pp)
-    in_flight = min(layout.pp, microbatches)
-    if recompute == "full":
-        kept = stats.layer_input_bytes_per_token * regime.activation_scale
-        stage = kept * tokens * layers_per_stage * in_flight + per_token_layer * tokens
-    else:
-        stage = per_token_layer * tokens * layers_per_stage * in_flight
-    # Sequence parallelism splits every stored tensor over the tensor-parallel group.
-    first_stage = stage / layout.tp
-    logits = tokens * arch.vocab * LOGIT_BYTES / layout.tp
-    if layout.pp == 1:
-        activations = first_stage + logits
-    else:
-        last_stage = per_token_layer * tokens * layers_per_stage / layout.tp
-        activations = max(first_stage, last_stage + logits)
-
-    gather_buffers = 0.0
-    if layout.zero >= 3 and layout.dp > 1:
-        # ZeRO-3/FSDP gathers the current and the prefetched unit in full: a layer, or the
-        # embedding / LM head when that is larger.
-        layer = (total - stats.embedding_and_head_params) / arch.layers / model_parallel
-        unit = max(layer, stats.head_params / layout.tp)
-        gather_buffers = 2.0 * unit * regime.weight_bytes
-    states = weights + gradients + optimizer + activations
-    other = runtime_bytes + gather_buffers + FRAGMENTATION * states
-    return TrainingMemory(weights, gradients, optimizer, activations, other, states + other)
+    activations = training_activations(
+        arch, regime, tp=layout.tp, pp=layout.pp, seq_len=seq_len, micro_batch=micro_batch,
+        in_flight=min(layout.pp, microbatches), recompute=recompute, flash_attention=flash_attention, vp=vp,
+    )  # fmt: skip
+    return combined_memory(training_states(arch, regime, layout), activations, runtime_bytes)
 
 
 def inference_weight_bytes(arch: Architecture, precision: str) -> float:

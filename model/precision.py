@@ -1,14 +1,19 @@
-"""Numeric precisions: storage size per element and the compute rate each one runs at.
+"""Numeric precisions: storage size per element, and the format a chip runs each one's products in.
 
 Sources: element sizes are the formats' definitions. The block-scaled 4-bit formats carry one
 scale per block: llama.cpp Q4_0 stores 32 weights in 18 bytes (4.5 bits), NVFP4 one FP8 scale per
 16 values (4.5 bits); int8 weight-only quantisation keeps one 16-bit scale per output channel,
-which is negligible per weight.
+which is negligible per weight. Where a precision has no tensor-core path on a chip (FP8 before
+Hopper/Ada, BF16 on Volta and Turing, FP4 before Blackwell) the matrix products run in the nearest
+wider format the chip has, and the estimate says so in a warning.
 """
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import TYPE_CHECKING, Final, Literal, get_args
+
+if TYPE_CHECKING:
+    from model.catalog import Gpu
 
 __all__ = [
     "KV_PRECISIONS",
@@ -17,6 +22,7 @@ __all__ = [
     "KvPrecision",
     "Precision",
     "bytes_per_element",
+    "compute_precision",
     "default_kv_precision",
     "weight_bytes",
 ]
@@ -72,3 +78,34 @@ def default_kv_precision(precision: str) -> KvPrecision:
     if precision == "fp16":
         return "fp16"
     return "bf16"
+
+
+_SIXTEEN_BIT = ("bf16", "fp16", "fp32")
+
+
+def _first_available(gpu: Gpu, options: tuple[str, ...]) -> str:
+    for key in options:
+        if key in gpu.dense_flops_per_s:
+            return key
+    return next(iter(gpu.dense_flops_per_s))
+
+
+def compute_precision(gpu: Gpu, precision: str) -> tuple[str, str | None]:
+    """Return the format the matrix products run in, and a warning if it differs.
+
+    Weight-only int8/int4 are dequantised to 16-bit before the product (GPTQ/AWQ/bitsandbytes);
+    fp8 and fp4 run natively where the chip has them.
+    """
+    if precision == "fp32":
+        return _first_available(gpu, ("fp32", "tf32", "bf16")), None
+    if precision in ("bf16", "fp16"):
+        order = (precision, "fp16" if precision == "bf16" else "bf16", "fp32")
+        key = _first_available(gpu, order)
+        note = None if key == precision else f"{gpu.name} has no {precision} tensor cores; products run in {key}"
+        return key, note
+    if precision in ("fp8", "fp4") and precision in gpu.dense_flops_per_s:
+        return precision, None
+    key = _first_available(gpu, _SIXTEEN_BIT)
+    if precision in QUANTIZED_WEIGHT_PRECISIONS and precision != "fp4":
+        return key, None  # weight-only formats compute in 16-bit by design
+    return key, f"{gpu.name} has no {precision} tensor cores; products run in {key}"

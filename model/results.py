@@ -13,7 +13,15 @@ from model.memory import InferenceMemory, Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
 
-__all__ = ["UNCERTAIN_SPREAD", "Estimate", "InferenceEstimate", "Range", "TrainingEstimate"]
+__all__ = [
+    "UNCERTAIN_SPREAD",
+    "Estimate",
+    "InferenceEstimate",
+    "Range",
+    "ServingCandidate",
+    "TrainingCandidate",
+    "TrainingEstimate",
+]
 
 
 UNCERTAIN_SPREAD = 0.05
@@ -29,6 +37,37 @@ class Range(NamedTuple):
     def spread(self, expected: float) -> float:
         """Return the range's width as a share of the expected figure (0 when that is 0)."""
         return (self.high - self.low) / abs(expected) if expected else 0.0
+
+
+class TrainingCandidate(NamedTuple):
+    """One training layout the search weighed: how it splits the cards, how long the run takes, what a card holds."""
+
+    tp: int
+    pp: int
+    dp: int
+    ep: int
+    zero: int
+    recompute: str
+    micro_batch: int
+    vp: int
+    global_batch: int
+    time_s: float
+    """Wall time of the whole run with this layout (expected efficiencies)."""
+    memory_per_gpu: float
+    """Bytes on the busiest card."""
+
+
+class ServingCandidate(NamedTuple):
+    """One serving replica the estimate weighed, at the batch it would serve."""
+
+    tp: int
+    pp: int
+    dp: int
+    batch: int
+    tpot_s: float
+    decode_tokens_per_s: float
+    """Output tokens per second over every replica."""
+    memory_per_gpu: float
 
 
 class TrainingEstimate(NamedTuple):
@@ -53,6 +92,8 @@ class TrainingEstimate(NamedTuple):
     global_batch: int
     micro_batch: int
     microbatches: int
+    vp: int
+    """Model chunks per pipeline stage (interleaved schedule; 1: plain 1F1B)."""
     steps: float
     step: StepTime
     precision: str
@@ -61,6 +102,8 @@ class TrainingEstimate(NamedTuple):
     regime: str
     state_bytes_per_param: float
     """Weights, gradients and optimizer state (master copy included) per trained parameter."""
+    layout_candidates: tuple[TrainingCandidate, ...]
+    """The chosen layout first, then the fastest runner-ups the search found."""
 
 
 class InferenceEstimate(NamedTuple):
@@ -84,6 +127,8 @@ class InferenceEstimate(NamedTuple):
     dp: int
     decode: DecodeStep
     compute_precision: str
+    layout_candidates: tuple[ServingCandidate, ...]
+    """The chosen replica first, then the other replicas that fit, best first."""
 
 
 class Estimate(NamedTuple):
@@ -167,4 +212,6 @@ class Estimate(NamedTuple):
 def _plain(value: Any) -> Any:
     if hasattr(value, "_asdict"):
         return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
     return value

@@ -43,9 +43,6 @@ _ADAPTER_MODES: Final[frozenset[Finetune]] = frozenset({"lora", "qlora"})
 
 DEFAULT_MODEL = "llama-3.1-8b"
 DEFAULT_GPU = "h100-sxm"
-DEFAULT_GLOBAL_BATCH_TOKENS = 4_194_304
-"""Llama 2 trained every size with 4M-token batches: 1,024 sequences of 4,096 (Touvron et al. 2023,
-sec. 2.2); GPT-3 175B used 3.2M."""
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
 """Default pre-training budget: 20 tokens per parameter (Hoffmann et al. 2022, Table 3)."""
 DEFAULT_FINETUNE_TOKENS = 1e8
@@ -99,13 +96,13 @@ class Scenario:
     tokens: float | None = None
     seq_len: int | None = None
     global_batch: int | None = None
-    micro_batch: int = 1
+    micro_batch: int | None = None
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
     ep: int | None = None
     zero: int | None = None
-    vp: int = 1
+    vp: int | None = None
     """Interleaved pipeline: model chunks per pipeline stage (Megatron's virtual pipeline)."""
     recompute: Recompute | None = None
     optimizer: Optimizer = "adamw"
@@ -119,6 +116,8 @@ class Scenario:
     prompt_len: int = 1024
     output_len: int = 256
     utilization: float = 0.7
+    target_tpot_s: float | None = None
+    """The slowest time per output token a full-load serving layout may give (None: no target)."""
     price_per_gpu_hour: float | None = None
 
     def to_dict(self) -> dict[str, object]:
@@ -143,7 +142,6 @@ class Resolved(NamedTuple):
     kv_precision: KvPrecision
     tokens: float
     seq_len: int
-    global_batch_tokens: float
     recompute: Recompute | None
     price_per_gpu_hour: float | None
 
@@ -177,6 +175,7 @@ _FLOAT_LIMITS: dict[str, tuple[float, float, str]] = {
     "tokens": (1.0, 1e16, "a token count from 1 to 1e16 (e.g. 2T, 300e9)"),
     "mfu": (1e-4, 1.0, "a fraction between 0 and 1 (e.g. 0.4)"),
     "utilization": (1e-4, 1.0, "a fraction between 0 and 1 (e.g. 0.7)"),
+    "target_tpot_s": (1e-5, 1e3, "seconds per output token from 0.00001 to 1,000 (e.g. 0.05)"),
     "price_per_gpu_hour": (0.0, 1e4, "a price in dollars from 0 to 10,000"),
 }
 
@@ -329,7 +328,6 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
         tokens = CHINCHILLA_TOKENS_PER_PARAM * arch.stats.total_params
     kv_precision = s.kv_precision or default_kv_precision(s.precision)
     price = s.price_per_gpu_hour if s.price_per_gpu_hour is not None else gpu.cloud_usd_per_gpu_hour
-    global_tokens = float(s.global_batch * seq_len) if s.global_batch else float(DEFAULT_GLOBAL_BATCH_TOKENS)
     return Resolved(
         scenario=s,
         arch=arch,
@@ -342,7 +340,6 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
         kv_precision=kv_precision,
         tokens=tokens,
         seq_len=seq_len,
-        global_batch_tokens=global_tokens,
         recompute=s.recompute,
         price_per_gpu_hour=price,
     )

@@ -21,13 +21,32 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from model.architecture import Architecture
 from model.communication import all_gather_time, all_reduce_time, all_to_all_time, group_path, p2p_time
-from model.efficiency import Efficiencies, matmul_efficiency
-from model.hardware import achievable_bandwidth
+from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
 from model.memory import Layout, TrainingRegime
 from model.scenario import Recompute, Resolved, trains_adapters
 
-__all__ = ["StepTime", "TrainingWork", "step_time", "training_work", "wall_time"]
+__all__ = [
+    "StepTime",
+    "TrainingWork",
+    "critical_batch_tokens",
+    "default_global_batch",
+    "interleaved",
+    "step_time",
+    "training_work",
+    "wall_time",
+]
+
+BATCH_AT_70B_TOKENS = 4 * 2**20
+"""Tokens per step of a 70B model: Llama 1 and 2 trained 7B-70B at 4M (Touvron et al. 2023, sec. 2.2)."""
+BATCH_SIZE_EXPONENT = 1.0 / 3.0
+"""How the batch grows with the model: GPT-3 went from 0.5M tokens at 125M to 3.2M at 175B
+(Brown et al. 2020, Table 2.1), a slope of about 1/3 on log-log axes."""
+TOKENS_PER_GPU_FLOOR = 2048
+"""Tokens each GPU sees per step in published runs at scale: Llama 3 405B 16M on 8,192 H100s
+(Dubey et al. 2024, Table 4), Llama 2 70B 4M on 2,048 A100s, Megatron's 1T 6.3M on 3,072 A100s
+(Narayanan et al. 2021, Table 1): 2,048. Fewer would leave a pipeline one micro-batch per step."""
 
 
 class TrainingWork(NamedTuple):
@@ -79,11 +98,12 @@ def training_work(
     regime: TrainingRegime,
     layout: Layout,
     *,
+    micro_batch: int,
     global_batch: int,
     microbatches: int,
     recompute: Recompute,
 ) -> TrainingWork:
-    """Count the FLOPs, bytes and messages of one step for ``layout``."""
+    """Count the FLOPs, bytes and messages of one step for ``layout`` (``micro_batch`` sequences per micro-batch)."""
     arch, stats, s = r.arch, r.arch.stats, r.scenario
     seq = r.seq_len
     lora = trains_adapters(s.finetune)
@@ -107,7 +127,7 @@ def training_work(
     mlp_matmul = (matmul_forward - 2.0 * (stats.attention_params + stats.head_params)) * matmul_share * tokens_per_step
     mlp_matmul += adapters * tokens_per_step / cards_used
     attention_passes = 3.0 + (1.0 if recompute != "none" else 0.0)
-    tokens_mb = float(s.micro_batch * seq)
+    tokens_mb = float(micro_batch * seq)
     if arch.is_moe:
         routed = tokens_mb * arch.active_experts * layout.ep / arch.experts
         mlp_work = 2.0 * routed * arch.hidden * arch.expert_ffn / layout.tp
@@ -169,8 +189,12 @@ def step_time(
     ceiling_share: float | None,
     eff: Efficiencies,
     lora: bool,
+    vp: int = 1,
 ) -> StepTime:
-    """Return the seconds of one optimizer step on each GPU under efficiency set ``eff``."""
+    """Return the seconds of one optimizer step on each GPU under efficiency set ``eff``.
+
+    ``vp`` model chunks per pipeline stage (interleaved 1F1B) are applied by :func:`interleaved`.
+    """
     gpu = r.gpu
     realised = eff.training_matmul_vs_ceiling
     attention_eff = matmul_efficiency(eff, compute_key, work.attention_gemm_work, ceiling_share) * realised
@@ -199,15 +223,25 @@ def step_time(
     data = 0.0
     if layout.dp > 1:
         dp_path = group_path(layout.dp, layout.tp, gpn, r.scale_up, r.network, eff)
+        backward_share = 0.5 if lora else 2.0 / 3.0
         if layout.zero >= 3:
             traffic = microbatches * (
                 2.0 * all_gather_time(work.gather_bytes, layout.dp, dp_path)
                 + all_gather_time(work.grad_bytes, layout.dp, dp_path)
             )
             window = compute
+        elif layout.zero == 2:
+            # A card keeps only its shard of the gradients, so each micro-batch's gradients are
+            # reduce-scattered during its backward (ZeRO paper sec. 5.2); the updated weights are
+            # gathered once per step.
+            traffic = microbatches * all_gather_time(work.grad_bytes, layout.dp, dp_path) + all_gather_time(
+                work.gather_bytes, layout.dp, dp_path
+            )
+            window = compute * backward_share
         else:
+            # Gradients accumulate in full and are all-reduced (or reduce-scattered, ZeRO-1) once,
+            # during the last micro-batch's backward.
             traffic = all_reduce_time(work.grad_bytes, layout.dp, dp_path)
-            backward_share = 0.5 if lora else 2.0 / 3.0
             window = compute / microbatches * backward_share
         data = max(0.0, traffic - eff.dp_overlap * window)
         hidden += traffic - data
@@ -223,10 +257,23 @@ def step_time(
         transfer = 2.0 * microbatches * p2p_time(work.pp_message_bytes, pp_path)
     optimizer = work.optimizer_params * eff.optimizer_bytes_per_param / bandwidth
     compute += hidden * eff.overlap_interference
-    # 1F1B bubble, (p - 1) / (v m) of the compute with v interleaved chunks (Narayanan et al. 2021).
-    bubble = (layout.pp - 1) / (r.scenario.vp * microbatches) * compute
+    # 1F1B bubble: (p - 1) / m of the compute (Narayanan et al. 2021, eq. 1).
+    bubble = (layout.pp - 1) / microbatches * compute
     total = compute + bubble + tensor + data + expert + transfer + optimizer
-    return StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, total)
+    return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, total), vp)
+
+
+def interleaved(step: StepTime, vp: int) -> StepTime:
+    """Return a 1F1B step run with ``vp`` model chunks per pipeline stage instead of one.
+
+    The interleaved schedule shrinks the bubble to (p - 1) / (v m) of the compute and sends v times
+    as many activations and gradients between stages (Narayanan et al. 2021, sec. 2.2.2).
+    """
+    if vp == 1:
+        return step
+    bubble, transfer = step.bubble / vp, step.pipeline_transfer * vp
+    total = step.total - step.bubble - step.pipeline_transfer + bubble + transfer
+    return step._replace(bubble=bubble, pipeline_transfer=transfer, total=total)
 
 
 def wall_time(step_seconds: float, steps: float, cards: int, eff: Efficiencies) -> float:
@@ -239,3 +286,29 @@ def wall_time(step_seconds: float, steps: float, cards: int, eff: Efficiencies) 
     """
     failures_per_hour = eff.failure_rate_per_gpu_hour * cards
     return step_seconds * steps * (1.0 + eff.run_overhead + failures_per_hour * eff.hours_lost_per_failure)
+
+
+def critical_batch_tokens(non_embedding_params: float, tokens: float) -> float:
+    """Return the critical batch (tokens) past which a larger batch stops saving optimizer steps.
+
+    Kaplan et al. 2020: B_crit = B* / L^(1/alpha_B) (eq. 5.3, B* = 2e8 tokens, alpha_B = 0.21) at
+    the loss L(N, D) = ((N_c / N)^(alpha_N / alpha_D) + D_c / D)^alpha_D (eq. 1.5, N_c = 8.8e13,
+    D_c = 5.4e13, alpha_N = 0.076, alpha_D = 0.095). Published runs stay below it.
+    """
+    loss = ((8.8e13 / non_embedding_params) ** (0.076 / 0.095) + 5.4e13 / tokens) ** 0.095
+    return float(2e8 / loss ** (1.0 / 0.21))
+
+
+def default_global_batch(arch: Architecture, tokens: float, cards: int, seq_len: int) -> int:
+    """Return the sequences per optimizer step a practitioner would run.
+
+    The batch grows with the model (4M tokens at 70B, as the cube root of the size: GPT-3's
+    table) and with the cluster (at least 2,048 tokens per GPU, as every published run at scale
+    does), but never past the critical batch of the run's size and data (Kaplan et al. 2020),
+    which also keeps fine-tuning batches small. At least one sequence.
+    """
+    stats = arch.stats
+    by_size = BATCH_AT_70B_TOKENS * (stats.total_params / 70e9) ** BATCH_SIZE_EXPONENT
+    wanted = max(by_size, cards * TOKENS_PER_GPU_FLOOR)
+    ceiling = critical_batch_tokens(max(stats.total_params - stats.embedding_params, 1.0), tokens)
+    return max(1, int(min(wanted, ceiling) / seq_len + 0.5))

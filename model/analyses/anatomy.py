@@ -13,7 +13,7 @@ import itertools
 from typing import Final, NamedTuple
 
 from model.catalog import Catalog, Gpu, Link
-from model.hardware import compute_precision
+from model.precision import compute_precision
 from model.scenario import Resolved
 
 __all__ = [
@@ -262,7 +262,7 @@ class ChipSummary(NamedTuple):
 def chip_summary(gpu: Gpu, precision: str = "bf16") -> ChipSummary:
     """Return SMs, L2, memory, bandwidth, the dense peak in ``precision`` and the ridge point.
 
-    The peak is the format the matrix products run in (:func:`model.hardware.compute_precision`:
+    The peak is the format the matrix products run in (:func:`model.precision.compute_precision`:
     V100 has no bf16, so fp16); ridge point = dense peak ÷ memory bandwidth (roofline model).
     """
     key, note = compute_precision(gpu, precision)

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from model.catalog import Catalog, Gpu, default_catalog
 from model.estimate import estimate, serving_load
-from model.parallelism import choose_inference_layout
+from model.replicas import serving_layouts
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, resolve
 
@@ -147,7 +147,7 @@ def _on_own_hardware(scenario: Scenario, gpu_id: str) -> Scenario:
 def _fewest_cards(resolved: Resolved) -> int | None:
     s, gpu = resolved.scenario, resolved.gpu
     node = s.gpus_per_node or gpu.gpus_per_node
-    plan = choose_inference_layout(
+    plan = serving_layouts(
         resolved.arch,
         serving_load(resolved),
         # The largest sensible group: tensor parallelism up to a full node, one pipeline stage per layer.
@@ -157,14 +157,14 @@ def _fewest_cards(resolved: Resolved) -> int | None:
         batch=1,
         tp=None,
         pp=None,
-    )
+    )[0]
     return plan.tp * plan.pp if plan.fits else None
 
 
 def fewest_serving_cards(scenario: Scenario, catalog: Catalog | None = None) -> int | None:
     """Return the fewest cards of the scenario's GPU that serve one sequence of its context.
 
-    The engine's own layout search (:func:`model.parallelism.choose_inference_layout`: the
+    The engine's own layout search (:func:`model.replicas.serving_layouts`: the
     smallest tensor-parallel group inside a node, then pipeline stages) run without the
     scenario's card limit, up to a full node times one stage per layer.
 

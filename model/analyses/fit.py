@@ -115,7 +115,16 @@ def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scena
     training = estimate(scenario, catalog).training
     layout = training.parallelism
     return dataclasses.replace(
-        scenario, tp=layout.tp, pp=layout.pp, dp=layout.dp, ep=layout.ep, zero=layout.zero, recompute=training.recompute
+        scenario,
+        tp=layout.tp,
+        pp=layout.pp,
+        dp=layout.dp,
+        ep=layout.ep,
+        zero=layout.zero,
+        recompute=training.recompute,
+        micro_batch=training.micro_batch,
+        vp=training.vp,
+        global_batch=training.global_batch,
     )
 
 
@@ -207,7 +216,7 @@ def largest_training_micro_batch(scenario: Scenario, catalog: Catalog | None = N
     pinned = pinned_training(scenario, cat)
     probe = _probe(lambda micro_batch: dataclasses.replace(pinned, micro_batch=micro_batch), "training", cat)
     capacity = estimate(pinned, cat).resolved.gpu.memory_bytes
-    guess = _secant_guess(probe, scenario.micro_batch, capacity)
+    guess = _secant_guess(probe, pinned.micro_batch or 1, capacity)
     return largest_passing(lambda micro_batch: probe(micro_batch)[0], 1, MICRO_BATCH_LIMIT, guess)
 
 

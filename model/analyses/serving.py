@@ -1,9 +1,9 @@
 """Serving speed against batch: the sweep, the memory/compute knee, the batch a latency target allows.
 
 Every figure comes from the engine's serving model (:mod:`model.inference`) on the replica the
-estimate chooses for the scenario (the smallest tp x pp layout that holds the weights and one
-sequence, as ``estimate(batch="max")`` chooses it), so a point of the sweep is the estimate at
-that batch:
+estimate chooses for the scenario at full load (``estimate(batch="max")``: the most output tokens
+per second per card), held as the batch moves, so a point of the sweep is the estimate at that
+batch on that replica:
 
 - decode step: the roofline of Williams, Waterman and Patterson (2009, "Roofline: an insightful
   visual performance model", CACM 52(4)): the longer of bytes read over bandwidth and FLOPs over

@@ -1,6 +1,7 @@
 """How every number is made: the formulas with their sources, and what one scenario assumes."""
 
+from model.explain._formula import FORMULA_GROUPS, Formula
 from model.explain.assumptions import Assumption, assumptions, range_multipliers
-from model.explain.formulas import FORMULA_GROUPS, FORMULAS, Formula
+from model.explain.formulas import FORMULAS
 
 __all__ = ["FORMULAS", "FORMULA_GROUPS", "Assumption", "Formula", "assumptions", "range_multipliers"]

@@ -14,10 +14,11 @@ from dataclasses import fields
 from typing import NamedTuple
 
 from model.catalog import Catalog, default_catalog
-from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
+from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies, achievable_bandwidth, matmul_ceiling_share
 from model.estimate import estimate
-from model.hardware import achievable_bandwidth, compute_precision, matmul_ceiling_share
-from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_GLOBAL_BATCH_TOKENS, Scenario
+from model.precision import compute_precision
+from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, Scenario
+from model.training import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.units import GB, TERA, format_count
 
 __all__ = ["Assumption", "assumptions", "range_multipliers"]
@@ -195,11 +196,11 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
             "Training layout",
             f"tp {layout.tp} × pp {layout.pp} × dp {layout.dp}"
             + (f" × ep {layout.ep}" if layout.ep > 1 else "")
-            + f", ZeRO {layout.zero}, {training.recompute} recomputation",
+            + f", ZeRO {layout.zero}, {training.recompute} recomputation"
+            + (f", {training.vp} chunks per stage" if training.vp > 1 else ""),
             ("Fits" if training.fits else "Does not fit")
             + f": {training.microbatches} micro-batches of {training.micro_batch} × {training.seq_len:,} tokens per "
-            "replica per step"
-            + ("" if s.tp or s.pp or s.zero is not None else "; the smallest layout that fits, chosen automatically"),
+            "replica per step; the fastest layout that fits, searched (values you fix are kept)",
         ),
         Assumption(
             "Training regime",
@@ -212,8 +213,9 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
             f"{training.global_batch:,} sequences ({training.global_batch * training.seq_len / 1e6:,.1f}M tokens)",
             "Given"
             if s.global_batch
-            else f"Default {DEFAULT_GLOBAL_BATCH_TOKENS:,} tokens, Llama 2's 1,024 × 4,096; it also caps the "
-            "data-parallel width (more cards add model parallelism)",
+            else f"Chosen from practice: {BATCH_AT_70B_TOKENS / 2**20:g}M tokens at 70B, growing as the cube root "
+            f"of the size, at least {TOKENS_PER_GPU_FLOOR:,} tokens per GPU, at most the critical batch "
+            "(Kaplan et al. 2020)",
         ),
         Assumption(
             "Serving replica",

@@ -1,56 +1,23 @@
 """Every formula the engine uses, with its source: the one table the Method page shows.
 
-Each :class:`Formula` names the function that computes it (its ``code`` field), where it is used
-and where it comes from; constants are read from the modules that use them, so the text cannot
-drift from the code. What a given scenario assumes is :func:`model.explain.assumptions`.
+Each :class:`~model.explain.Formula` names the function that computes it (its ``code`` field),
+where it is used and where it comes from; constants are read from the modules that use them, so
+the text cannot drift from the code. What a given scenario assumes is :func:`model.explain.assumptions`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from model.efficiency import EXPECTED
+from model.explain._formula import Formula, filed, scientific
 from model.memory import FRAGMENTATION, LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
-from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS, DEFAULT_GLOBAL_BATCH_TOKENS
+from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS
+from model.training import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.units import GB, format_count
 
-__all__ = ["FORMULAS", "FORMULA_GROUPS", "Formula"]
+__all__ = ["FORMULAS"]
 
 
-@dataclass(frozen=True, slots=True)
-class Formula:
-    """One formula: its name, the equation (LaTeX), what it feeds, its source and its code."""
-
-    name: str
-    latex: str
-    used_for: str
-    source: str
-    code: str
-    """Dotted path of the function (or module) that computes it."""
-    group: str = ""
-
-
-FORMULA_GROUPS: tuple[str, ...] = ("Model size", "Memory", "Training time", "Communication", "Serving", "Hardware")
-
-
-def _filed(table: tuple[str | Formula, ...]) -> tuple[Formula, ...]:
-    """Return the table's formulas, each filed under the group name written above it."""
-    group, filed = "", []
-    for item in table:
-        if isinstance(item, str):
-            group = item
-        else:
-            filed.append(replace(item, group=group))
-    return tuple(filed)
-
-
-def _scientific(value: float) -> str:
-    """Write a number as LaTeX scientific notation (1.2e10 becomes 1.2 times 10 to the 10)."""
-    mantissa, exponent = f"{value:.1e}".split("e")
-    return rf"{float(mantissa):g} \times 10^{{{int(exponent)}}}"
-
-
-_BATCH_TEX = f"{DEFAULT_GLOBAL_BATCH_TOKENS:,}".replace(",", "{,}")  # KaTeX spaces a bare comma
+_BATCH_TEX = f"{BATCH_AT_70B_TOKENS / 2**20:g}\\text{{M}}"
 
 _TABLE: tuple[str | Formula, ...] = (
     "Model size",
@@ -127,17 +94,18 @@ _TABLE: tuple[str | Formula, ...] = (
         r"M_{act} = a\, b\, s \left\lceil L/p \right\rceil \min(p, m) / t + 4\, b\, s\, V / t,"
         r"\quad a = 4h + (2h + 2w_{qkv} + 2w_o) + (2h + 6f)",
         "Per token and layer at 16 bits with flash attention (a = 32h for GPT-3's shape); without flash "
-        "attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in flight; logits in fp32",
-        "Korthikanti et al. 2022, sec. 4 (34h less 2h of dropout masks), sequence parallelism sec. 4.2.2",
+        "attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in flight, interleaving 1 + (p-1)/(pv) times more",
+        "Korthikanti et al. 2022, sec. 4 (34h less 2h of dropout masks), 4.2.2 (sequence parallel), 4.2.3",
         "model.memory.training_memory",
     ),
     Formula(
         "Activation recomputation",
         r"\text{selective: } +F_{att}^{fwd};\quad \text{full: keep } 2h \text{ per token and layer},"
         r"\ +2N_{mm} + F_{att}^{fwd} \text{ per token}",
-        "Chosen automatically: selective if anything fits, else full; full also repeats 2 TP all-reduces per layer",
+        "Weighed by the layout search (selective only without flash attention, which stores no scores); full "
+        "also repeats 2 TP all-reduces per layer",
         "Korthikanti et al. 2022, sec. 5",
-        "model.parallelism.choose_training_layout",
+        "model.parallelism.search_training_layout",
     ),
     Formula(
         "Runtime and buffers",
@@ -159,11 +127,14 @@ _TABLE: tuple[str | Formula, ...] = (
     "Training time",
     Formula(
         "Tokens and steps",
-        rf"D = {CHINCHILLA_TOKENS_PER_PARAM:g}\,N \text{{ unless given}},\quad "
-        rf"\text{{steps}} = D / B,\quad B = 2^{{22}} = {_BATCH_TEX}\text{{ tokens}}",
-        f"Pre-training budget when none is given; fine-tuning defaults to {format_count(DEFAULT_FINETUNE_TOKENS)}",
-        "Chinchilla, Hoffmann et al. 2022, Table 3 (20 tokens per parameter); Llama 2's 4M-token batches",
-        "model.scenario.resolve",
+        rf"D = {CHINCHILLA_TOKENS_PER_PARAM:g}\,N,\ \text{{steps}} = \frac{{D}}{{B}},\ B = \min\left(\max\left("
+        rf"{_BATCH_TEX}\left(\tfrac{{N}}{{70\text{{B}}}}\right)^{{1/3}},\ {TOKENS_PER_GPU_FLOOR}\,n_{{gpu}}\right),"
+        r"\ B_{crit}(N, D)\right)",
+        f"Tokens when none are given (fine-tuning: {format_count(DEFAULT_FINETUNE_TOKENS)}); tokens per step when "
+        "no batch is given: grows with the model and the cluster, capped at the critical batch",
+        "Chinchilla Table 3; GPT-3 Table 2.1 (0.5M to 3.2M tokens), Llama 1-2 (4M), Llama 3 405B (16M on 8,192 "
+        "GPUs); B_crit: Kaplan et al. 2020, eq. 5.3 and 1.5",
+        "model.training.default_global_batch",
     ),
     Formula(
         "Training FLOPs",
@@ -177,9 +148,9 @@ _TABLE: tuple[str | Formula, ...] = (
         "Matrix-product efficiency",
         r"\eta(W) = c \cdot \frac{W}{W + W_0},"
         rf"\quad c_{{bf16}} = {EXPECTED.matmul_ceiling['bf16']:g},"
-        rf"\ W_{{0,bf16}} = {_scientific(EXPECTED.matmul_half_work_flops['bf16'])},"
+        rf"\ W_{{0,bf16}} = {scientific(EXPECTED.matmul_half_work_flops['bf16'])},"
         rf"\ c_{{fp8}} = {EXPECTED.matmul_ceiling['fp8']:g},"
-        rf"\ W_{{0,fp8}} = {_scientific(EXPECTED.matmul_half_work_flops['fp8'])}",
+        rf"\ W_{{0,fp8}} = {scientific(EXPECTED.matmul_half_work_flops['fp8'])}",
         f"W: FLOPs of one product per GPU; c: measured ceiling / peak where the catalog has one; training "
         f"products run at {EXPECTED.training_matmul_vs_ceiling:g} of that",
         "H200 microbench 8192^3 (ceiling) and 4096^3 (W0) rows; stas00/ml-engineering MAMF; training "
@@ -199,10 +170,10 @@ _TABLE: tuple[str | Formula, ...] = (
     ),
     Formula(
         "Pipeline bubble",
-        r"T_{bubble} = \frac{p - 1}{m}\, T_c",
-        "p pipeline stages, m micro-batches per step (1F1B schedule)",
-        "Narayanan et al. 2021, 'Efficient Large-Scale Language Model Training', eq. 1",
-        "model.training.step_time",
+        r"T_{bubble} = \frac{p - 1}{v\, m}\, T_c,\quad T_{pp} \times v",
+        "p pipeline stages, m micro-batches per step, v model chunks per stage (interleaved 1F1B)",
+        "Narayanan et al. 2021, eq. 1 and sec. 2.2.2 (interleaving sends v times the messages)",
+        "model.training.interleaved",
     ),
     Formula(
         "Optimizer update",
@@ -320,23 +291,32 @@ _TABLE: tuple[str | Formula, ...] = (
         r" \text{nearest 16-bit} & \text{otherwise, or for weight-only int8/int4} \end{cases}",
         "FP8 before Hopper/Ada, FP4 before Blackwell and BF16 on Volta fall back, with a warning",
         "Vendor datasheets (dense, not 2:4 sparse); GPTQ/AWQ/bitsandbytes dequantise to 16-bit",
-        "model.hardware.compute_precision",
+        "model.precision.compute_precision",
     ),
     Formula(
         "Achievable memory bandwidth",
         rf"B_{{ach}} = B_{{measured}} \text{{ if known, else }} {EXPECTED.memory_bandwidth:g}\, B_{{peak}}",
         "Every memory-bound time: decode, element-wise work, optimizer update",
         "H200 microbench device copy 4254/4800 = 0.886; gpt-fast on A100 ~0.83",
-        "model.hardware.achievable_bandwidth",
+        "model.efficiency.achievable_bandwidth",
     ),
     Formula(
         "Choosing the layout",
-        r"\min_{t \cdot p}\ \text{fits},\quad t \le \text{GPUs per node first},"
-        r"\quad \text{ZeRO} \in \{1, 2, 3\} \text{ lowest that fits}",
-        "Training: smallest tensor × pipeline group that fits, selective before full recomputation; "
-        "serving: smallest replica holding weights and the batch",
+        r"\min_{t, p, e, z, r, b, v}\ T_{train}\ \text{ s.t. fits},\quad t \le \text{GPUs per node}",
+        "The fastest training layout that fits over TP, PP, EP, ZeRO, recomputation, micro-batch and "
+        "interleaving (ties: fewer model-parallel cards)",
         "Narayanan et al. 2021, sec. 3.3 ('tensor model parallelism ... up to degree g for g-GPU servers')",
-        "model.parallelism.choose_training_layout",
+        "model.parallelism.search_training_layout",
+    ),
+    Formula(
+        "Serving replica",
+        r"\text{one user: } \min_{t, p} t_{user};\quad \text{load: } \max_{t, p}\ \frac{R}{n_{cards}}"
+        r"\ \text{ s.t. } t_{user} \le t_{target}",
+        "TP inside a node, then PP stages of a full node or TP over two nodes (the network's latency on every "
+        "all-reduce); only replicas that hold the weights and the batch",
+        "Latency- and throughput-oriented deployments (TensorRT-LLM and vLLM tuning guides: TP for latency, "
+        "the fewest cards per replica for throughput)",
+        "model.replicas.choose_serving_layout",
     ),
     Formula(
         "Low-high ranges",
@@ -346,4 +326,4 @@ _TABLE: tuple[str | Formula, ...] = (
         "model.efficiency.OPTIMISTIC",
     ),
 )
-FORMULAS: tuple[Formula, ...] = _filed(_TABLE)
+FORMULAS: tuple[Formula, ...] = filed(_TABLE)

@@ -4,6 +4,7 @@ from dataclasses import fields
 
 import pytest
 
+from model import default_catalog
 from model.efficiency import (
     EXPECTED,
     OPTIMISTIC,
@@ -12,12 +13,15 @@ from model.efficiency import (
     PESSIMISTIC_MOVES,
     SHARE_CAP,
     RangeMoves,
+    achievable_bandwidth,
     efficiency_variants,
+    matmul_ceiling_share,
     matmul_efficiency,
     measured_share,
     moved,
 )
 
+GPUS = default_catalog().gpus
 SHARES = ("memory_bandwidth", "collective_bandwidth", "network_bandwidth", "tp_overlap", "dp_overlap", "ep_overlap")
 OVERHEADS = ("decode_layer_overhead_s", "hours_lost_per_failure", "run_overhead", "overlap_interference")
 
@@ -79,3 +83,43 @@ def test_wider_moves_move_every_factor_further():
     assert far.memory_bandwidth < near.memory_bandwidth
     assert far.decode_layer_overhead_s > near.decode_layer_overhead_s
     assert far.compute_scale < near.compute_scale
+
+
+def test_peaks_are_the_dense_datasheet_figures_not_sparse():
+    h100 = GPUS["h100-sxm"]
+    assert h100.dense_flops_per_s["bf16"] == pytest.approx(989.4e12, rel=1e-3)  # NVIDIA H100 SXM: 1,979 sparse
+    assert h100.sparse_flops_per_s["bf16"] == pytest.approx(2 * h100.dense_flops_per_s["bf16"], rel=0.01)
+
+
+def test_the_measured_matrix_ceiling_is_a_share_of_the_peak():
+    h200 = GPUS["h200"]
+    share = matmul_ceiling_share(h200, "bf16")
+    assert share == pytest.approx(h200.matmul_ceiling_flops_per_s["bf16"] / h200.dense_flops_per_s["bf16"])
+    assert 0.7 < share < 0.9  # H200 microbench 8192^3: 784 of 989 TFLOPS
+    unmeasured = next(
+        gpu for gpu in GPUS.values() if "bf16" in gpu.dense_flops_per_s and not gpu.matmul_ceiling_flops_per_s
+    )
+    assert matmul_ceiling_share(unmeasured, next(iter(unmeasured.dense_flops_per_s))) is None
+
+
+def test_streaming_bandwidth_uses_a_measurement_when_there_is_one():
+    h200 = GPUS["h200"]
+    assert h200.measured_bandwidth_bytes_per_s is not None
+    assert achievable_bandwidth(h200, EXPECTED) == pytest.approx(h200.measured_bandwidth_bytes_per_s)
+    unmeasured = next(gpu for gpu in GPUS.values() if gpu.measured_bandwidth_bytes_per_s is None)
+    share = achievable_bandwidth(unmeasured, EXPECTED) / unmeasured.memory_bandwidth_bytes_per_s
+    assert share == pytest.approx(EXPECTED.memory_bandwidth)
+
+
+def test_quantised_weights_stream_slower_than_16_bit_ones():
+    h100 = GPUS["h100-sxm"]
+    plain = achievable_bandwidth(h100, EXPECTED)
+    assert achievable_bandwidth(h100, EXPECTED, "int4") == pytest.approx(plain * EXPECTED.dequant_bandwidth)
+    assert achievable_bandwidth(h100, EXPECTED, "fp8") == plain
+
+
+def test_the_range_moves_achievable_bandwidth_the_right_way():
+    for gpu in (GPUS["h200"], GPUS["a100-sxm-80gb"]):
+        rates = [achievable_bandwidth(gpu, eff) for eff in (OPTIMISTIC, EXPECTED, PESSIMISTIC)]
+        assert rates[0] > rates[1] > rates[2]
+        assert rates[0] < gpu.memory_bandwidth_bytes_per_s

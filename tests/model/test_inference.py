@@ -3,6 +3,7 @@ import dataclasses
 import pytest
 
 from model import Scenario, default_catalog, estimate
+from model.analyses.fit import pinned_serving
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 from model.inference import decode_step, elementwise_bytes_per_token, serving_context, serving_rates
 
@@ -81,7 +82,27 @@ def test_more_replicas_multiply_total_throughput_not_per_user_speed():
 
 def test_a_model_too_big_for_one_card_is_split_with_tensor_parallelism():
     result = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch=1)
-    assert result.inference.tp == 2 and result.inference.dp == 4 and result.inference.fits
+    assert result.inference.tp * result.inference.pp >= 2 and result.inference.fits
+    assert result.inference.tp * result.inference.pp * result.inference.dp == 8
+
+
+def test_one_user_gets_the_replica_with_the_lowest_time_per_token():
+    # 70B in bf16 needs two H100s; spreading one user's model over all eight reads the weights faster.
+    chosen = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch=1).inference
+    for tp in (2, 4, 8):
+        pinned = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch=1, tp=tp, pp=1).inference
+        assert chosen.tpot_s <= pinned.tpot_s * (1 + 1e-9)
+    assert chosen.layout_candidates[0].tpot_s == pytest.approx(chosen.tpot_s)
+
+
+def test_under_load_the_replica_with_the_most_tokens_per_card_within_the_target_serves():
+    loaded = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch="max").inference
+    for tp in (2, 4, 8):
+        pinned = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch="max", tp=tp, pp=1).inference
+        assert loaded.decode_tokens_per_s >= pinned.decode_tokens_per_s * (1 - 1e-9)
+    strict = _serve(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch="max", target_tpot_s=0.03).inference
+    if any(c.tpot_s <= 0.03 for c in loaded.layout_candidates):
+        assert strict.tpot_s <= 0.03
 
 
 def test_cost_per_million_tokens_falls_with_utilisation_and_batch():
@@ -114,8 +135,9 @@ def test_a_gpu_without_fp8_runs_fp8_weights_in_16_bit_and_says_so():
 def test_serving_ranges_run_from_the_optimistic_to_the_pessimistic_efficiencies():
     scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, batch=32)
     result = estimate(scenario, CATALOG)
-    fast = estimate(scenario, CATALOG, efficiencies=OPTIMISTIC).inference
-    slow = estimate(scenario, CATALOG, efficiencies=PESSIMISTIC).inference
+    pinned = pinned_serving(scenario, CATALOG)  # the range keeps the expected set's replica
+    fast = estimate(pinned, CATALOG, efficiencies=OPTIMISTIC).inference
+    slow = estimate(pinned, CATALOG, efficiencies=PESSIMISTIC).inference
     for name in ("ttft_s", "tpot_s", "cost_per_million_output_tokens_usd"):
         assert result.ranges[name] == (pytest.approx(getattr(fast, name)), pytest.approx(getattr(slow, name)))
     assert result.ranges["decode_tokens_per_s"] == (

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import Scenario, default_catalog, estimate
-from model.efficiency import OPTIMISTIC, PESSIMISTIC
+from model.analyses.fit import pinned_serving, pinned_training
+from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 
 CATALOG = default_catalog()
 GPU_IDS = sorted(CATALOG.gpus)
@@ -58,10 +59,9 @@ def test_no_output_is_negative_nan_or_infinite(scenario):
 def test_the_expected_figure_lies_between_the_optimistic_and_pessimistic_ones(scenario):
     # Each efficiency set estimated on its own: the expected set must sit between the range's
     # ends, so a factor that made the optimistic set slower somewhere would fail here.
-    fast = estimate(scenario, efficiencies=OPTIMISTIC)
-    middle = estimate(scenario)
-    slow = estimate(scenario, efficiencies=PESSIMISTIC)
-    for part in ("training", "inference"):
+    # The layouts are the expected set's (the range keeps them): pin them, training and serving apart.
+    for part, pinned in (("training", pinned_training(scenario)), ("inference", pinned_serving(scenario))):
+        fast, middle, slow = (estimate(pinned, efficiencies=eff) for eff in (OPTIMISTIC, EXPECTED, PESSIMISTIC))
         for name in ("time_s", "tpot_s", "ttft_s"):
             if hasattr(getattr(middle, part), name):
                 values = [getattr(getattr(result, part), name) for result in (fast, middle, slow)]
@@ -82,7 +82,16 @@ shapes = st.fixed_dictionaries(
 @given(shapes, st.sampled_from(["layers", "hidden", "ffn"]))
 def test_more_parameters_never_need_less_memory_or_time(shape, grown):
     # The same family made bigger in one dimension, on a fixed layout.
-    fixed = {"tp": 1, "pp": 1, "zero": 3 if shape["cards"] > 1 else 0, "recompute": "selective", "tokens": 1e10}
+    fixed = {
+        "tp": 1,
+        "pp": 1,
+        "zero": 3 if shape["cards"] > 1 else 0,
+        "recompute": "selective",
+        "tokens": 1e10,
+        "micro_batch": 1,
+        "vp": 1,
+        "global_batch": 64,
+    }
     base = {**shape, **fixed, "heads": 16, "kv_heads": 8, "batch": 4}
     bigger = dict(base)
     bigger[grown] = base[grown] * 2
@@ -111,7 +120,7 @@ def test_more_bandwidth_never_decodes_slower(gpu_id, factor, model_id, batch):
 @given(st.sampled_from(MODEL_IDS), st.sampled_from(["h100-sxm", "h200", "b200", "mi300x"]), st.integers(0, 8))
 def test_more_cards_never_need_more_memory_per_card_under_zero3(model_id, gpu_id, doublings):
     cards = 8 * 2**doublings
-    common = {"model": model_id, "gpu": gpu_id, "zero": 3, "tp": 1, "pp": 1, "recompute": "full"}
+    common = {"model": model_id, "gpu": gpu_id, "zero": 3, "tp": 1, "pp": 1, "recompute": "full", "micro_batch": 1}
     fewer = estimate(Scenario(cards=cards, **common)).training.memory_per_gpu.total
     more = estimate(Scenario(cards=cards * 2, **common)).training.memory_per_gpu.total
     assert more <= fewer * (1 + 1e-12)

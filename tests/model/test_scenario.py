@@ -86,8 +86,7 @@ def test_a_bad_value_is_refused_naming_its_field_and_what_is_allowed(settings, f
     assert str(caught.value).startswith(f"{field}: ")
 
 
-def test_the_default_batch_is_llama_2s_four_million_tokens():
-    r = resolve(Scenario(model="llama-2-7b", seq_len=4096), CATALOG)
-    assert r.global_batch_tokens == 4 * 2**20
-    given = resolve(Scenario(model="llama-2-7b", seq_len=4096, global_batch=512), CATALOG)
-    assert given.global_batch_tokens == 512 * 4096
+def test_the_layout_knobs_are_left_to_the_search_unless_given():
+    s = Scenario()
+    assert (s.tp, s.pp, s.dp, s.ep, s.zero, s.micro_batch, s.vp, s.global_batch) == (None,) * 8
+    assert resolve(Scenario(micro_batch=2, vp=2), CATALOG).scenario.micro_batch == 2

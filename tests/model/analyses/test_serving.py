@@ -26,7 +26,9 @@ SCENARIOS = [
 
 
 def _at(scenario, batch):
-    return estimate(dataclasses.replace(scenario, batch=batch), CATALOG).inference
+    # The sweep holds the full-load replica as the batch moves.
+    full = estimate(dataclasses.replace(scenario, batch="max"), CATALOG).inference
+    return estimate(dataclasses.replace(scenario, batch=batch, tp=full.tp, pp=full.pp), CATALOG).inference
 
 
 def test_the_default_sweep_runs_over_powers_of_two_up_to_the_largest_batch_that_fits():
