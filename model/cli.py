@@ -135,6 +135,10 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     tr.add_argument("--zero", type=int, choices=(0, 1, 2, 3), metavar="0-3")
     tr.add_argument("--vp", type=_whole("interleaved stages per pipeline rank", 1, 1024), metavar="N")
     tr.add_argument("--recompute", choices=RECOMPUTE_MODES, metavar="|".join(RECOMPUTE_MODES))
+    tr.add_argument(
+        "--recompute-layers", type=_whole("layers per stage to recompute", 1, 2048), metavar="N",
+        help="recompute only N of each pipeline stage's layers in full",
+    )  # fmt: skip
     tr.add_argument("--optimizer", choices=OPTIMIZERS, metavar="|".join(OPTIMIZERS))
     tr.add_argument("--finetune", choices=FINETUNE_MODES, metavar="|".join(FINETUNE_MODES))
     tr.add_argument("--lora-rank", type=_whole("a LoRA rank", 1, 65_536), metavar="N")
@@ -190,8 +194,16 @@ def _summary(result: Estimate) -> str:
         f"(weights {t.memory_per_gpu.weights / GB:,.1f}, gradients {t.memory_per_gpu.gradients / GB:,.1f}, "
         f"optimizer {t.memory_per_gpu.optimizer / GB:,.1f}, activations {t.memory_per_gpu.activations / GB:,.1f}, "
         f"other {t.memory_per_gpu.other / GB:,.1f})",
-        f"  layout: tp {t.parallelism.tp} x pp {t.parallelism.pp} x dp {t.parallelism.dp}, ep {t.parallelism.ep}, "
-        f"ZeRO {t.parallelism.zero}, recompute {t.recompute}",
+        f"  layout: tp {t.parallelism.tp} x pp {t.parallelism.pp} x dp {t.parallelism.dp}, ep {t.parallelism.ep}"
+        + (f", {t.vp} chunks per stage" if t.vp > 1 else "")
+        + f", ZeRO {t.parallelism.zero}, recompute {t.recompute}"
+        + (
+            f" ({t.recomputed_layers} of {-(-result.resolved.arch.layers // t.parallelism.pp)} layers per stage)"
+            if t.recompute == "full"
+            else ""
+        )
+        + f"; {t.microbatches} micro-batches of {t.micro_batch} per replica, {t.global_batch:,} sequences per step"
+        + f" (fastest of {t.layouts_timed} layouts timed)",
         f"  {t.tokens:.3g} tokens: {t.total_flops:.3g} FLOPs, {t.time_s / DAY_S:,.1f} days, "
         f"{t.gpu_hours:,.0f} GPU-hours, "
         + (f"${t.cost_usd:,.0f}, " if t.cost_usd is not None else "")

@@ -9,6 +9,12 @@ A group that spans nodes with k members in each node runs k rings at once, one p
 (rail-optimised clusters put one NIC per GPU), so its bandwidth per GPU is
 min(scale-up bandwidth, k x NIC bandwidth) and each inter-node hop adds the network latency.
 An all-to-all gains nothing from the rails: each GPU's off-node traffic leaves by its own NIC.
+
+All-reduces at scale run as trees (latency grows with log2 of the nodes); all-gathers and
+reduce-scatters run only as rings, so each of their n - 1 steps pays a hop's latency, as NCCL's
+own tuning model counts it (src/graph/tuning.cc: (n - nodes) intra-node steps plus nodes - 1
+network steps). That is what makes fully sharded data parallelism over thousands of GPUs slow:
+its per-layer gathers pay thousands of hops each.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from model.catalog import Link
 from model.efficiency import Efficiencies, measured_share
 
 __all__ = [
+    "RING_STEP_LATENCY_S",
     "GroupPath",
     "all_gather_time",
     "all_reduce_time",
@@ -28,6 +35,11 @@ __all__ = [
     "group_path",
     "p2p_time",
 ]
+
+
+RING_STEP_LATENCY_S = {"scale-up": 3.4e-6, "host": 5.7e-6, "network": 9.6e-6}
+"""Latency of one ring step by the link it crosses: NCCL's tuning model for its Simple protocol
+(src/graph/tuning.cc hwLat: NVLink 3.4 us, PCI 5.7 us, network 9.6 us)."""
 
 
 class GroupPath(NamedTuple):
@@ -41,6 +53,8 @@ class GroupPath(NamedTuple):
     """Per GPU for an all-to-all: each GPU sends its off-node share through its own NIC, so
     rails do not add up as they do for rings (DeepSeek-V3 sec. 3.2.2: IB 50 GB/s vs NVLink 160 GB/s
     is why it caps each token's experts at 4 nodes). 0 means the ring bandwidth."""
+    ring_latency_s: float = 0.0
+    """Latency of one ring all-gather or reduce-scatter over the whole group (0: ``latency_s``)."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -51,8 +65,9 @@ def group_path(
     up = scale_up.bandwidth_bytes_per_s * measured_share(
         scale_up.measured_efficiency, eff.collective_bandwidth, eff.link_scale
     )
+    intra_step = RING_STEP_LATENCY_S.get(scale_up.kind, RING_STEP_LATENCY_S["scale-up"])
     if size <= 1 or size * stride <= gpus_per_node:
-        return GroupPath(up, scale_up.latency_s, False)
+        return GroupPath(up, scale_up.latency_s, False, ring_latency_s=scale_up.latency_s + (size - 1) * intra_step)
     members_per_node = max(1, gpus_per_node // stride)
     nodes = math.ceil(size / members_per_node)
     nic = network.bandwidth_bytes_per_s * measured_share(
@@ -62,7 +77,8 @@ def group_path(
     latency = scale_up.latency_s + network.latency_s * max(1.0, math.log2(nodes))
     off_node = (size - min(members_per_node, size)) / size
     exchange = min(up, nic / off_node) if off_node > 0 else up
-    return GroupPath(bandwidth, latency, True, exchange)
+    ring = scale_up.latency_s + (size - nodes) * intra_step + (nodes - 1) * RING_STEP_LATENCY_S["network"]
+    return GroupPath(bandwidth, latency, True, exchange, ring)
 
 
 def all_reduce_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
@@ -72,11 +88,12 @@ def all_reduce_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
     return path.latency_s + 2.0 * (size - 1) / size * buffer_bytes / path.bandwidth_bytes_per_s
 
 
-def all_gather_time(buffer_bytes: float, size: int, path: GroupPath) -> float:
-    """Return the seconds of one all-gather (or reduce-scatter) of a ``buffer_bytes`` result."""
+def all_gather_time(buffer_bytes: float, size: int, path: GroupPath, calls: float = 1.0) -> float:
+    """Return the seconds of ``calls`` ring all-gathers (or reduce-scatters) of ``buffer_bytes`` of results in all."""
     if size <= 1 or buffer_bytes <= 0:
         return 0.0
-    return path.latency_s + (size - 1) / size * buffer_bytes / path.bandwidth_bytes_per_s
+    latency = path.ring_latency_s or path.latency_s
+    return calls * latency + (size - 1) / size * buffer_bytes / path.bandwidth_bytes_per_s
 
 
 def all_to_all_time(buffer_bytes: float, size: int, path: GroupPath) -> float:

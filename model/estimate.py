@@ -12,26 +12,23 @@ from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
 from model.inference import (
     DecodeStep,
-    LoadedServing,
-    ServingContext,
     ideal_decode_step,
     loaded_serving,
-    serving_context,
     serving_rates,
 )
+from model.layouts.plan import plan_training
+from model.layouts.serving import InferencePlan, plan_serving
+from model.layouts.training import CANDIDATES_SHOWN
 from model.memory import (
     RUNTIME_BYTES,
     ServingLoad,
     inference_memory,
-    max_batch_that_fits,
     training_regime,
 )
-from model.parallelism import CANDIDATES_SHOWN, plan_training
 from model.precision import compute_precision
-from model.replicas import InferencePlan, choose_serving_layout, serving_layouts
 from model.results import Estimate, InferenceEstimate, Range, ServingCandidate, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
-from model.training import StepTime, step_time, training_work, wall_time
+from model.training import StepTime, step_time, wall_time
 from model.units import GB, HOUR_S
 
 __all__ = ["PARAMS_TOLERANCE", "estimate", "serving_load", "training_precision"]
@@ -115,15 +112,8 @@ def _training(
         warnings.append(
             f"training does not fit: needs {_bytes(plan.memory.total)} per card, has {_bytes(gpu.memory_bytes)}"
         )
-    work = training_work(
-        r,
-        regime,
-        layout,
-        micro_batch=plan.micro_batch,
-        global_batch=plan.global_batch,
-        microbatches=plan.microbatches,
-        recompute=plan.recompute,
-    )
+    assert plan.work is not None  # the search counted the chosen layout's step already
+    work = plan.work
     model_flops = work.model_flops_per_token * r.tokens
     times: list[float] = []
     steps: list[StepTime] = []
@@ -172,6 +162,7 @@ def _training(
         fits=plan.fits,
         parallelism=layout,
         recompute=plan.recompute,
+        recomputed_layers=plan.recomputed_layers,
         tokens=r.tokens,
         seq_len=r.seq_len,
         global_batch=plan.global_batch,
@@ -185,6 +176,7 @@ def _training(
         regime=regime.label,
         state_bytes_per_param=regime.weight_bytes + regime.grad_bytes + regime.optimizer_bytes,
         layout_candidates=search.ranked,
+        layouts_timed=search.timed,
     )
     ranges = _ranges(
         time_s=times,
@@ -211,26 +203,11 @@ def _inference(
             f"{arch.max_context:,}-token context"
         )
     wanted = 1 if s.batch == "max" else int(s.batch)
-    plans = serving_layouts(
-        arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.memory_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp,
-    )  # fmt: skip
-    largest = {(p.tp, p.pp): max_batch_that_fits(arch, gpu.memory_bytes, load, tp=p.tp, pp=p.pp) for p in plans}
+    plan, ranked, largest, expected = plan_serving(r, load, key, variants[0])
 
     def batch_of(plan: InferencePlan) -> int:
         return max(1, largest[plan.tp, plan.pp]) if s.batch == "max" else wanted
 
-    expected: dict[tuple[int, int], tuple[ServingContext, LoadedServing]] = {}
-
-    def score(plan: InferencePlan) -> tuple[float, float]:
-        ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
-        served = loaded_serving(r, ctx, serving_rates(r, ctx, variants[0]), batch_of(plan), plan.dp)
-        expected[plan.tp, plan.pp] = ctx, served
-        return served.tpot_s, served.tokens_per_s
-
-    plan, ranked = choose_serving_layout(
-        plans, score, one_user=s.batch == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
-    )
     most, batch = largest[plan.tp, plan.pp], batch_of(plan)
     memory = plan.memory if batch == wanted else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp)
     candidates = tuple(

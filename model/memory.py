@@ -227,13 +227,15 @@ def training_activations(
     recompute: Recompute,
     flash_attention: bool,
     vp: int = 1,
+    recomputed_layers: int | None = None,
 ) -> float:
     """Return the activations the busiest pipeline stage keeps for backward, per card (bytes).
 
     Korthikanti et al. 2022 sec. 4, with sequence parallelism splitting every stored tensor over
     the tensor-parallel group; 1F1B keeps ``in_flight`` = min(pp, micro-batches) micro-batches on
     the first stage, and the interleaved schedule (``vp`` chunks per stage) (1 + (p - 1) / (p v))
-    times as much (sec. 4.2.3). The last stage also holds the fp32 logits.
+    times as much (sec. 4.2.3). The last stage also holds the fp32 logits. Full recomputation keeps
+    only the inputs of ``recomputed_layers`` of a stage's layers (None: all; Megatron-LM's block method).
     """
     stats = arch.stats
     per_token_layer = stats.activation_bytes_per_token_layer
@@ -243,8 +245,11 @@ def training_activations(
     tokens = micro_batch * seq_len
     layers_per_stage = math.ceil(arch.layers / pp)
     if recompute == "full":
+        redone = layers_per_stage if recomputed_layers is None else min(recomputed_layers, layers_per_stage)
         kept = stats.layer_input_bytes_per_token * regime.activation_scale
-        stage = kept * tokens * layers_per_stage * in_flight + per_token_layer * tokens
+        stored = kept * redone + per_token_layer * (layers_per_stage - redone)
+        # The layer being recomputed holds its activations again while its backward runs.
+        stage = stored * tokens * in_flight + (per_token_layer * tokens if redone else 0.0)
     else:
         stage = per_token_layer * tokens * layers_per_stage * in_flight
     if vp > 1 and pp > 1:

@@ -48,6 +48,8 @@ class TrainingCandidate(NamedTuple):
     ep: int
     zero: int
     recompute: str
+    recomputed_layers: int
+    """Of each pipeline stage's layers, how many are recomputed (full recomputation)."""
     micro_batch: int
     vp: int
     global_batch: int
@@ -87,6 +89,9 @@ class TrainingEstimate(NamedTuple):
     fits: bool
     parallelism: Layout
     recompute: Recompute
+    recomputed_layers: int
+    """Of each pipeline stage's layers, how many run their forward again in backward (full
+    recomputation; fewer than all when that is all the card needs)."""
     tokens: float
     seq_len: int
     global_batch: int
@@ -104,6 +109,8 @@ class TrainingEstimate(NamedTuple):
     """Weights, gradients and optimizer state (master copy included) per trained parameter."""
     layout_candidates: tuple[TrainingCandidate, ...]
     """The chosen layout first, then the fastest runner-ups the search found."""
+    layouts_timed: int = 0
+    """How many layouts the search timed (the rest fell to its bounds)."""
 
 
 class InferenceEstimate(NamedTuple):

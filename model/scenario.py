@@ -105,6 +105,8 @@ class Scenario:
     vp: int | None = None
     """Interleaved pipeline: model chunks per pipeline stage (Megatron's virtual pipeline)."""
     recompute: Recompute | None = None
+    recompute_layers: int | None = None
+    """Layers per stage recomputed in full (None: all, or the fewest that fit when searched)."""
     optimizer: Optimizer = "adamw"
     finetune: Finetune = "none"
     lora_rank: int = 16
@@ -167,6 +169,7 @@ _INT_LIMITS: dict[str, tuple[int, int]] = {
     "ep": (1, 100_000),
     "lora_rank": (1, 65_536),
     "vp": (1, 1024),
+    "recompute_layers": (1, 2048),
     "prompt_len": (1, 100_000_000),
     "output_len": (1, 100_000_000),
 }
@@ -217,6 +220,8 @@ def _validate(s: Scenario) -> None:
         raise ScenarioError("zero", s.zero, "0, 1, 2 or 3")
     if s.recompute is not None:
         _check_choice("recompute", s.recompute, RECOMPUTE_MODES)
+    if s.recompute_layers is not None and s.recompute not in (None, "full"):
+        raise ScenarioError("recompute_layers", s.recompute_layers, 'only with recompute "full" (or unset)')
     _check_choice("optimizer", s.optimizer, OPTIMIZERS)
     if s.mlp is not None:
         _check_choice("mlp", s.mlp, ("gated", "plain"))
@@ -340,6 +345,6 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
         kv_precision=kv_precision,
         tokens=tokens,
         seq_len=seq_len,
-        recompute=s.recompute,
+        recompute="full" if s.recompute_layers is not None else s.recompute,
         price_per_gpu_hour=price,
     )

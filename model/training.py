@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from model.architecture import Architecture
 from model.communication import all_gather_time, all_reduce_time, all_to_all_time, group_path, p2p_time
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
 from model.memory import Layout, TrainingRegime
@@ -30,23 +29,12 @@ from model.scenario import Recompute, Resolved, trains_adapters
 __all__ = [
     "StepTime",
     "TrainingWork",
-    "critical_batch_tokens",
-    "default_global_batch",
     "interleaved",
+    "matmul_floor",
     "step_time",
     "training_work",
     "wall_time",
 ]
-
-BATCH_AT_70B_TOKENS = 4 * 2**20
-"""Tokens per step of a 70B model: Llama 1 and 2 trained 7B-70B at 4M (Touvron et al. 2023, sec. 2.2)."""
-BATCH_SIZE_EXPONENT = 1.0 / 3.0
-"""How the batch grows with the model: GPT-3 went from 0.5M tokens at 125M to 3.2M at 175B
-(Brown et al. 2020, Table 2.1), a slope of about 1/3 on log-log axes."""
-TOKENS_PER_GPU_FLOOR = 2048
-"""Tokens each GPU sees per step in published runs at scale: Llama 3 405B 16M on 8,192 H100s
-(Dubey et al. 2024, Table 4), Llama 2 70B 4M on 2,048 A100s, Megatron's 1T 6.3M on 3,072 A100s
-(Narayanan et al. 2021, Table 1): 2,048. Fewer would leave a pipeline one micro-batch per step."""
 
 
 class TrainingWork(NamedTuple):
@@ -78,6 +66,7 @@ class TrainingWork(NamedTuple):
     ep_message_bytes: float
     ep_collectives: float
     pp_message_bytes: float
+    layers_per_stage: int
 
 
 class StepTime(NamedTuple):
@@ -102,8 +91,12 @@ def training_work(
     global_batch: int,
     microbatches: int,
     recompute: Recompute,
+    recomputed_layers: int | None = None,
 ) -> TrainingWork:
-    """Count the FLOPs, bytes and messages of one step for ``layout`` (``micro_batch`` sequences per micro-batch)."""
+    """Count the FLOPs, bytes and messages of one step for ``layout`` (``micro_batch`` sequences per micro-batch).
+
+    Full recomputation re-runs the forward of ``recomputed_layers`` of each stage's layers (None: all).
+    """
     arch, stats, s = r.arch, r.arch.stats, r.scenario
     seq = r.seq_len
     lora = trains_adapters(s.finetune)
@@ -114,19 +107,21 @@ def training_work(
     adapters = 6.0 * regime.trainable_params if lora else 0.0
     passes = 2.0 if lora else 3.0  # LoRA computes no weight gradients for the frozen base
     model_flops = passes * matmul_forward + 3.0 * attention_forward + adapters
-    extra = 0.0
+    layers_per_stage = -(-arch.layers // layout.pp)
+    redone = 0.0  # share of the layers whose forward runs twice
     if recompute == "full":
-        extra = matmul_forward + attention_forward
-    elif recompute == "selective":
+        redone = 1.0 if recomputed_layers is None else min(recomputed_layers, layers_per_stage) / layers_per_stage
+    extra = redone * (matmul_forward + attention_forward)
+    if recompute == "selective":
         extra = attention_forward
     hardware_flops = model_flops + extra
-    matmul_share = (passes + (1.0 if recompute == "full" else 0.0)) / cards_used
+    matmul_share = (passes + redone) / cards_used
     tokens_per_step = float(global_batch * seq)
     attention_matmul = 2.0 * stats.attention_params * matmul_share * tokens_per_step
     head_matmul = 2.0 * stats.head_params * matmul_share * tokens_per_step
     mlp_matmul = (matmul_forward - 2.0 * (stats.attention_params + stats.head_params)) * matmul_share * tokens_per_step
     mlp_matmul += adapters * tokens_per_step / cards_used
-    attention_passes = 3.0 + (1.0 if recompute != "none" else 0.0)
+    attention_passes = 3.0 + (1.0 if recompute == "selective" else redone)
     tokens_mb = float(micro_batch * seq)
     if arch.is_moe:
         routed = tokens_mb * arch.active_experts * layout.ep / arch.experts
@@ -134,11 +129,10 @@ def training_work(
     else:
         mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / layout.tp
     activation_bytes = stats.activation_bytes_per_token_layer * regime.activation_scale
-    layers_per_stage = -(-arch.layers // layout.pp)
     element_size = 2.0 * regime.activation_scale
     tp_collectives = 0.0
     if layout.tp > 1:
-        tp_collectives = (4.0 + (2.0 if recompute == "full" else 0.0)) * layers_per_stage * microbatches
+        tp_collectives = (4.0 + 2.0 * redone) * layers_per_stage * microbatches
     # A card holds its share of the dense weights and 1/ep of the routed experts (as in memory).
     experts = stats.moe_layers * arch.experts * stats.expert_params
     replicated = (stats.total_params - experts) / (layout.tp * layout.pp) + experts / (
@@ -170,6 +164,7 @@ def training_work(
         ep_message_bytes=tokens_mb * arch.active_experts * arch.hidden * element_size / layout.tp,
         ep_collectives=ep_collectives,
         pp_message_bytes=tokens_mb * arch.hidden * element_size / layout.tp,
+        layers_per_stage=layers_per_stage,
     )
 
 
@@ -225,10 +220,12 @@ def step_time(
         dp_path = group_path(layout.dp, layout.tp, gpn, r.scale_up, r.network, eff)
         backward_share = 0.5 if lora else 2.0 / 3.0
         if layout.zero >= 3:
-            traffic = microbatches * (
-                2.0 * all_gather_time(work.gather_bytes, layout.dp, dp_path)
-                + all_gather_time(work.grad_bytes, layout.dp, dp_path)
-            )
+            # Each layer's weights are gathered for its forward and again for its backward, and its
+            # gradients reduce-scattered: three rings per layer per micro-batch (FSDP's unit).
+            rings = microbatches * work.layers_per_stage
+            traffic = 2.0 * all_gather_time(
+                microbatches * work.gather_bytes, layout.dp, dp_path, rings
+            ) + all_gather_time(microbatches * work.grad_bytes, layout.dp, dp_path, rings)
             window = compute
         elif layout.zero == 2:
             # A card keeps only its shard of the gradients, so each micro-batch's gradients are
@@ -263,6 +260,47 @@ def step_time(
     return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, total), vp)
 
 
+def matmul_floor(
+    r: Resolved,
+    tp: int,
+    ep: int,
+    *,
+    micro_batch: int,
+    redone: float,
+    lora: bool,
+    compute_key: str,
+    peak: float,
+    ceiling_share: float | None,
+    eff: Efficiencies,
+) -> float:
+    """Return the seconds one card would spend on all of one trained token's matrix products.
+
+    The same products at the same shape-dependent efficiencies as :func:`step_time` (``redone``:
+    share of the layers recomputed), without attention cores, element-wise work, communication or
+    bubble: divided by the cards a layout uses, a lower bound on its step time per token.
+    """
+    arch, stats = r.arch, r.arch.stats
+    tokens_mb = micro_batch * r.seq_len
+    if arch.is_moe:
+        mlp_work = 2.0 * tokens_mb * arch.active_experts * ep / arch.experts * arch.hidden * arch.expert_ffn / tp
+    else:
+        mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / tp
+    attention = (
+        2.0
+        * stats.attention_params
+        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.hidden / tp, ceiling_share)
+    )
+    head = (
+        2.0
+        * stats.head_params
+        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.vocab / tp, ceiling_share)
+    )
+    mlp_flops = 2.0 * (stats.matmul_params_active - stats.attention_params - stats.head_params)
+    mlp = mlp_flops / matmul_efficiency(eff, compute_key, mlp_work, ceiling_share)
+    passes = (2.0 if lora else 3.0) + redone
+    return passes * (attention + head + mlp) / (peak * eff.training_matmul_vs_ceiling)
+
+
 def interleaved(step: StepTime, vp: int) -> StepTime:
     """Return a 1F1B step run with ``vp`` model chunks per pipeline stage instead of one.
 
@@ -286,29 +324,3 @@ def wall_time(step_seconds: float, steps: float, cards: int, eff: Efficiencies) 
     """
     failures_per_hour = eff.failure_rate_per_gpu_hour * cards
     return step_seconds * steps * (1.0 + eff.run_overhead + failures_per_hour * eff.hours_lost_per_failure)
-
-
-def critical_batch_tokens(non_embedding_params: float, tokens: float) -> float:
-    """Return the critical batch (tokens) past which a larger batch stops saving optimizer steps.
-
-    Kaplan et al. 2020: B_crit = B* / L^(1/alpha_B) (eq. 5.3, B* = 2e8 tokens, alpha_B = 0.21) at
-    the loss L(N, D) = ((N_c / N)^(alpha_N / alpha_D) + D_c / D)^alpha_D (eq. 1.5, N_c = 8.8e13,
-    D_c = 5.4e13, alpha_N = 0.076, alpha_D = 0.095). Published runs stay below it.
-    """
-    loss = ((8.8e13 / non_embedding_params) ** (0.076 / 0.095) + 5.4e13 / tokens) ** 0.095
-    return float(2e8 / loss ** (1.0 / 0.21))
-
-
-def default_global_batch(arch: Architecture, tokens: float, cards: int, seq_len: int) -> int:
-    """Return the sequences per optimizer step a practitioner would run.
-
-    The batch grows with the model (4M tokens at 70B, as the cube root of the size: GPT-3's
-    table) and with the cluster (at least 2,048 tokens per GPU, as every published run at scale
-    does), but never past the critical batch of the run's size and data (Kaplan et al. 2020),
-    which also keeps fine-tuning batches small. At least one sequence.
-    """
-    stats = arch.stats
-    by_size = BATCH_AT_70B_TOKENS * (stats.total_params / 70e9) ** BATCH_SIZE_EXPONENT
-    wanted = max(by_size, cards * TOKENS_PER_GPU_FLOOR)
-    ceiling = critical_batch_tokens(max(stats.total_params - stats.embedding_params, 1.0), tokens)
-    return max(1, int(min(wanted, ceiling) / seq_len + 0.5))

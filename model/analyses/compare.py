@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from model.catalog import Catalog, Gpu, default_catalog
 from model.estimate import estimate, serving_load
-from model.replicas import serving_layouts
+from model.layouts.serving import serving_layouts
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, resolve
 
@@ -164,7 +164,7 @@ def _fewest_cards(resolved: Resolved) -> int | None:
 def fewest_serving_cards(scenario: Scenario, catalog: Catalog | None = None) -> int | None:
     """Return the fewest cards of the scenario's GPU that serve one sequence of its context.
 
-    The engine's own layout search (:func:`model.replicas.serving_layouts`: the
+    The engine's own layout search (:func:`model.layouts.serving.serving_layouts`: the
     smallest tensor-parallel group inside a node, then pipeline stages) run without the
     scenario's card limit, up to a full node times one stage per layer.
 

@@ -122,6 +122,7 @@ def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scena
         ep=layout.ep,
         zero=layout.zero,
         recompute=training.recompute,
+        recompute_layers=training.recomputed_layers if training.recompute == "full" else None,
         micro_batch=training.micro_batch,
         vp=training.vp,
         global_batch=training.global_batch,
@@ -253,11 +254,22 @@ def zero_stage_sweep(scenario: Scenario, catalog: Catalog | None = None) -> Knob
 
 
 def recompute_sweep(scenario: Scenario, catalog: Catalog | None = None) -> KnobSweep:
-    """Return training memory per card with no, selective and full activation recomputation, the layout held."""
+    """Return training memory per card with no, selective and full activation recomputation, the layout held.
+
+    "full" recomputes every layer; when the chosen layout recomputes only some of each stage's
+    layers, that setting is a fourth point, "full, k layers", marked as the one in use.
+    """
     cat = catalog or default_catalog()
     pinned = pinned_training(scenario, cat)
-    settings = ((mode, dataclasses.replace(pinned, recompute=mode)) for mode in RECOMPUTE_MODES)
-    return _knob_sweep("recompute", settings, pinned.recompute or "none", cat)
+    settings: list[tuple[int | str, Scenario]] = [
+        (mode, dataclasses.replace(pinned, recompute=mode, recompute_layers=None)) for mode in RECOMPUTE_MODES
+    ]
+    chosen: str = pinned.recompute or "none"
+    every = -(-estimate(pinned, cat).resolved.arch.layers // (pinned.pp or 1))
+    if pinned.recompute_layers is not None and pinned.recompute_layers < every:
+        chosen = f"full, {pinned.recompute_layers} layers"
+        settings.insert(2, (chosen, pinned))
+    return _knob_sweep("recompute", settings, chosen, cat)
 
 
 def tp_sweep(scenario: Scenario, catalog: Catalog | None = None) -> KnobSweep:

@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import NamedTuple
 
+from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies, achievable_bandwidth, matmul_ceiling_share
 from model.estimate import estimate
 from model.precision import compute_precision
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, Scenario
-from model.training import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.units import GB, TERA, format_count
 
 __all__ = ["Assumption", "assumptions", "range_multipliers"]
@@ -196,11 +196,15 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
             "Training layout",
             f"tp {layout.tp} × pp {layout.pp} × dp {layout.dp}"
             + (f" × ep {layout.ep}" if layout.ep > 1 else "")
-            + f", ZeRO {layout.zero}, {training.recompute} recomputation"
+            + f", ZeRO {layout.zero}, "
+            + ("no" if training.recompute == "none" else training.recompute)
+            + " recomputation"
+            + (f" of {training.recomputed_layers} layers per stage" if training.recompute == "full" else "")
             + (f", {training.vp} chunks per stage" if training.vp > 1 else ""),
             ("Fits" if training.fits else "Does not fit")
             + f": {training.microbatches} micro-batches of {training.micro_batch} × {training.seq_len:,} tokens per "
-            "replica per step; the fastest layout that fits, searched (values you fix are kept)",
+            f"replica per step; the fastest of {training.layouts_timed:,} layouts timed that fits (values you fix "
+            "are kept)",
         ),
         Assumption(
             "Training regime",

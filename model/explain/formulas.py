@@ -7,11 +7,12 @@ the text cannot drift from the code. What a given scenario assumes is :func:`mod
 
 from __future__ import annotations
 
+from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
+from model.communication import RING_STEP_LATENCY_S
 from model.efficiency import EXPECTED
 from model.explain._formula import Formula, filed, scientific
 from model.memory import FRAGMENTATION, LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS
-from model.training import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.units import GB, format_count
 
 __all__ = ["FORMULAS"]
@@ -94,7 +95,8 @@ _TABLE: tuple[str | Formula, ...] = (
         r"M_{act} = a\, b\, s \left\lceil L/p \right\rceil \min(p, m) / t + 4\, b\, s\, V / t,"
         r"\quad a = 4h + (2h + 2w_{qkv} + 2w_o) + (2h + 6f)",
         "Per token and layer at 16 bits with flash attention (a = 32h for GPT-3's shape); without flash "
-        "attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in flight, interleaving 1 + (p-1)/(pv) times more",
+        "attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in flight, interleaving 1 + (p-1)/(pv) times more; "
+        "full recomputation of k of a stage's layers keeps only those layers' inputs (2h)",
         "Korthikanti et al. 2022, sec. 4 (34h less 2h of dropout masks), 4.2.2 (sequence parallel), 4.2.3",
         "model.memory.training_memory",
     ),
@@ -105,7 +107,7 @@ _TABLE: tuple[str | Formula, ...] = (
         "Weighed by the layout search (selective only without flash attention, which stores no scores); full "
         "also repeats 2 TP all-reduces per layer",
         "Korthikanti et al. 2022, sec. 5",
-        "model.parallelism.search_training_layout",
+        "model.layouts.training.search_training_layout",
     ),
     Formula(
         "Runtime and buffers",
@@ -133,14 +135,17 @@ _TABLE: tuple[str | Formula, ...] = (
         f"Tokens when none are given (fine-tuning: {format_count(DEFAULT_FINETUNE_TOKENS)}); tokens per step when "
         "no batch is given: grows with the model and the cluster, capped at the critical batch",
         "Chinchilla Table 3; GPT-3 Table 2.1 (0.5M to 3.2M tokens), Llama 1-2 (4M), Llama 3 405B (16M on 8,192 "
-        "GPUs); B_crit: Kaplan et al. 2020, eq. 5.3 and 1.5",
-        "model.training.default_global_batch",
+        "GPUs, Table 4), DeepSeek-V3 (3,072 rising to 15,360 sequences of 4K), Megatron-LM (1T: 3,072 sequences of "
+        "2K on 3,072 GPUs, Narayanan et al. 2021 Table 1), MegaScale (6,144 sequences on 12,288 GPUs); "
+        "B_crit: Kaplan et al. 2020, eq. 5.3 and 1.5",
+        "model.batch.default_global_batch",
     ),
     Formula(
         "Training FLOPs",
         r"C = D\left(6 N_{mm} + 6 L\, n_q d\, s\right),\quad \text{MFU} = \frac{C}{T \cdot n_{gpu} \cdot P}",
         "N_mm: weights multiplied per token (active experts and LM head, not the embedding); causal "
-        "attention over s/2 keys on average; recomputation FLOPs are not in the MFU numerator",
+        "attention over s/2 keys on average; full recomputation of k of a stage's L/p layers adds k p / L of a "
+        "forward pass, which is not in the MFU numerator",
         "Kaplan et al. 2020, sec. 2.1 (6ND); PaLM, Chowdhery et al. 2022, App. B (12LHQT, halved: causal) and MFU",
         "model.training.training_work",
     ),
@@ -205,9 +210,11 @@ _TABLE: tuple[str | Formula, ...] = (
         r"T_{AR} = \alpha + \frac{2(n-1)}{n}\frac{M}{B},\quad T_{AG} = T_{A2A} = \alpha + \frac{n-1}{n}\frac{M}{B},"
         r"\quad T_{p2p} = \alpha + \frac{M}{B}",
         f"B: link per direction × its measured efficiency, else {EXPECTED.collective_bandwidth:g} (scale-up) or "
-        f"{EXPECTED.network_bandwidth:g} (network); a group across nodes gets min(B_up, k B_nic) and "
-        "α_up + α_net log2(nodes)",
-        "Thakur et al. 2005; NCCL performance docs; Calculon; nccl-tests efficiencies in data/interconnects.yaml",
+        f"{EXPECTED.network_bandwidth:g} (network); a group across nodes gets min(B_up, k B_nic); all-reduces "
+        "(trees) pay α_up + α_net log2(nodes), ring all-gathers and reduce-scatters α_up + (n − nodes) "
+        f"{RING_STEP_LATENCY_S['scale-up'] * 1e6:g} µs + (nodes − 1) {RING_STEP_LATENCY_S['network'] * 1e6:g} µs",
+        "Thakur et al. 2005; NCCL's tuning model (src/graph/tuning.cc); Calculon; nccl-tests efficiencies in "
+        "data/interconnects.yaml",
         "model.communication.group_path",
     ),
     Formula(
@@ -222,8 +229,8 @@ _TABLE: tuple[str | Formula, ...] = (
         "Data-parallel gradients",
         r"T_{dp} = \max\left(0,\ T_{AR}\!\left(\tfrac{2N}{t\,p}\right) - o_{dp}\cdot \tfrac{2}{3}\tfrac{T_c}{m}\right),"
         rf"\quad o_{{dp}} = {EXPECTED.dp_overlap:g}",
-        "Gradients reduced during the last backward pass; ZeRO-3 instead gathers weights twice and "
-        "reduce-scatters gradients every micro-batch, hidden behind all compute",
+        "Gradients reduced during the last backward pass; ZeRO-3 instead gathers each layer's weights twice and "
+        "reduce-scatters its gradients every micro-batch (three rings per layer), hidden behind all compute",
         "PyTorch DDP bucketing, Li et al. 2020; ZeRO, Rajbhandari et al. 2020, sec. 7",
         "model.training.step_time",
     ),
@@ -303,10 +310,10 @@ _TABLE: tuple[str | Formula, ...] = (
     Formula(
         "Choosing the layout",
         r"\min_{t, p, e, z, r, b, v}\ T_{train}\ \text{ s.t. fits},\quad t \le \text{GPUs per node}",
-        "The fastest training layout that fits over TP, PP, EP, ZeRO, recomputation, micro-batch and "
-        "interleaving (ties: fewer model-parallel cards)",
+        "The fastest training layout that fits over TP, PP, EP, ZeRO, recomputation (full recomputation of the "
+        "fewest layers that fit), micro-batch and interleaving (ties: fewer model-parallel cards)",
         "Narayanan et al. 2021, sec. 3.3 ('tensor model parallelism ... up to degree g for g-GPU servers')",
-        "model.parallelism.search_training_layout",
+        "model.layouts.training.search_training_layout",
     ),
     Formula(
         "Serving replica",
@@ -316,7 +323,7 @@ _TABLE: tuple[str | Formula, ...] = (
         "all-reduce); only replicas that hold the weights and the batch",
         "Latency- and throughput-oriented deployments (TensorRT-LLM and vLLM tuning guides: TP for latency, "
         "the fewest cards per replica for throughput)",
-        "model.replicas.choose_serving_layout",
+        "model.layouts.serving.choose_serving_layout",
     ),
     Formula(
         "Low-high ranges",

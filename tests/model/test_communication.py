@@ -3,7 +3,14 @@
 import pytest
 
 from model import default_catalog
-from model.communication import all_gather_time, all_reduce_time, all_to_all_time, group_path, p2p_time
+from model.communication import (
+    RING_STEP_LATENCY_S,
+    all_gather_time,
+    all_reduce_time,
+    all_to_all_time,
+    group_path,
+    p2p_time,
+)
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 
 CATALOG = default_catalog()
@@ -41,8 +48,21 @@ def test_a_ring_all_reduce_moves_twice_what_an_all_gather_moves():
     path = group_path(8, 1, 8, NVLINK, IB, EXPECTED)
     big = 8e9
     reduce, gather = all_reduce_time(big, 8, path), all_gather_time(big, 8, path)
-    assert (reduce - path.latency_s) == pytest.approx(2 * (gather - path.latency_s))
-    assert gather == pytest.approx(path.latency_s + 7 / 8 * big / path.bandwidth_bytes_per_s)
+    assert (reduce - path.latency_s) == pytest.approx(2 * (gather - path.ring_latency_s))
+    assert gather == pytest.approx(path.ring_latency_s + 7 / 8 * big / path.bandwidth_bytes_per_s)
+
+
+def test_a_ring_pays_one_hop_per_member_and_the_network_per_node():
+    # NCCL's tuning model (src/graph/tuning.cc): (n - nodes) intra-node steps + (nodes - 1) network steps.
+    small, large = group_path(64, 1, 8, NVLINK, IB, EXPECTED), group_path(2048, 1, 8, NVLINK, IB, EXPECTED)
+    hop, net = RING_STEP_LATENCY_S["scale-up"], RING_STEP_LATENCY_S["network"]
+    assert small.ring_latency_s == pytest.approx(NVLINK.latency_s + 56 * hop + 7 * net)
+    assert large.ring_latency_s == pytest.approx(NVLINK.latency_s + 1792 * hop + 255 * net)
+    # Trees keep all-reduces logarithmic: 32 times the nodes adds log2(32) network latencies.
+    assert large.latency_s - small.latency_s == pytest.approx(IB.latency_s * 5)
+    assert all_gather_time(1e6, 2048, large, calls=10) == pytest.approx(
+        10 * large.ring_latency_s + 2047 / 2048 * 1e6 / large.bandwidth_bytes_per_s
+    )
 
 
 def test_nothing_to_send_or_nobody_to_send_to_costs_nothing():

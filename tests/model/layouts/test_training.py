@@ -7,8 +7,9 @@ import pytest
 
 from model import Scenario, ScenarioError, default_catalog, estimate
 from model.architecture import Architecture
-from model.parallelism import CANDIDATES_SHOWN, model_parallel_pairs
-from model.training import TOKENS_PER_GPU_FLOOR, critical_batch_tokens, default_global_batch
+from model.batch import TOKENS_PER_GPU_FLOOR, critical_batch_tokens, default_global_batch
+from model.layouts.grid import model_parallel_pairs
+from model.layouts.training import CANDIDATES_SHOWN
 
 CATALOG = default_catalog()
 
@@ -131,3 +132,37 @@ def test_fine_tuning_gets_a_small_batch():
     training = _training(model="llama-3.1-8b", gpu="h100-sxm", cards=8, finetune="lora")
     assert training.global_batch <= 256
     assert dataclasses.replace(Scenario(), finetune="lora").tokens is None
+
+
+def test_full_recomputation_covers_only_the_layers_the_card_needs():
+    # Llama 3.1 405B at tp 8 x pp 16 (the paper's layout) does not fit without recomputation; the
+    # search recomputes the fewest of each stage's 8 layers that fit, and one fewer would not (at
+    # its ZeRO stage: a higher one may fit with fewer, and move more bytes).
+    base = {"model": "llama-3.1-405b", "gpu": "h100-sxm", "cards": 8192, "seq_len": 8192, "tokens": 1e12,
+            "tp": 8, "pp": 16, "vp": 4, "global_batch": 2048}  # fmt: skip
+    chosen = _training(**base)
+    assert chosen.fits and chosen.recompute == "full"
+    assert 1 <= chosen.recomputed_layers < 8
+    zero = chosen.parallelism.zero
+    if chosen.recomputed_layers > 1:
+        fewer = _training(**base, zero=zero, recompute="full", recompute_layers=chosen.recomputed_layers - 1)
+        assert not fewer.fits
+    every = _training(**base, recompute="full")
+    assert every.recomputed_layers == 8
+    assert chosen.time_s < every.time_s
+    assert chosen.memory_per_gpu.activations > every.memory_per_gpu.activations
+
+
+def test_recomputing_fewer_layers_costs_less_compute_and_more_memory():
+    base = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "cards": 64, "seq_len": 8192, "tokens": 1e11,
+            "tp": 8, "pp": 4, "global_batch": 64, "micro_batch": 1, "zero": 1, "vp": 1}  # fmt: skip
+    runs = [_training(**base, recompute="full", recompute_layers=k) for k in (5, 10, 20)]
+    assert [run.recomputed_layers for run in runs] == [5, 10, 20]
+    assert runs[0].step.compute < runs[1].step.compute < runs[2].step.compute
+    assert runs[0].memory_per_gpu.activations > runs[1].memory_per_gpu.activations > runs[2].memory_per_gpu.activations
+    assert runs[0].total_flops < runs[2].total_flops
+
+
+def test_recompute_layers_needs_full_recomputation():
+    with pytest.raises(ScenarioError, match="recompute_layers"):
+        _training(model="llama-3.1-8b", recompute="selective", recompute_layers=4)

@@ -13,10 +13,21 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from model.architecture import Architecture
-from model.memory import InferenceMemory, ServingLoad, inference_memory
-from model.parallelism import model_parallel_pairs, powers_of_two
+from model.efficiency import Efficiencies
+from model.inference import LoadedServing, ServingContext, loaded_serving, serving_context, serving_rates
+from model.layouts.grid import model_parallel_pairs, powers_of_two
+from model.memory import InferenceMemory, ServingLoad, inference_memory, max_batch_that_fits
+from model.scenario import Resolved
 
-__all__ = ["InferencePlan", "ServingScore", "choose_serving_layout", "serving_layouts"]
+__all__ = [
+    "InferencePlan",
+    "ServingChoice",
+    "ServingScore",
+    "choose_serving_layout",
+    "forget_serving_choices",
+    "plan_serving",
+    "serving_layouts",
+]
 
 
 class InferencePlan(NamedTuple):
@@ -92,3 +103,64 @@ def choose_serving_layout(
         per_card = sorted(meets, key=lambda item: (-item[2] / cards, item[0].tp * item[0].pp))
         ranked = per_card + sorted(rest, key=lambda item: item[1])
     return ranked[0][0], ranked
+
+
+class ServingChoice(NamedTuple):
+    """The replica chosen; every one ranked with its time per token and tokens/s; what each holds and serves."""
+
+    plan: InferencePlan
+    ranked: list[tuple[InferencePlan, float, float]]
+    largest: dict[tuple[int, int], int]
+    """The most sequences a replica holds: every replica's when the batch is "max", else the chosen one's."""
+    expected: dict[tuple[int, int], tuple[ServingContext, LoadedServing]]
+
+
+_SERVING_CHOICES: dict[tuple[Resolved, Efficiencies], ServingChoice] = {}
+_SERVING_CHOICES_KEPT = 512
+
+
+def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) -> ServingChoice:
+    """Size and score every serving replica of ``r`` under ``eff`` and pick one (:func:`choose_serving_layout`).
+
+    Cached by the resolved scenario: pages and sweeps ask for the same serving many times.
+    """
+    found = _SERVING_CHOICES.get((r, eff))
+    if found is not None:
+        return found
+    s, arch, gpu = r.scenario, r.arch, r.gpu
+    wanted = 1 if s.batch == "max" else int(s.batch)
+    plans = serving_layouts(
+        arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.memory_bytes, batch=wanted,
+        tp=s.tp, pp=s.pp,
+    )  # fmt: skip
+    # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
+    # for the chosen one only (below), which is all the estimate reports.
+    largest = (
+        {(p.tp, p.pp): max_batch_that_fits(arch, gpu.memory_bytes, load, tp=p.tp, pp=p.pp) for p in plans}
+        if s.batch == "max"
+        else {}
+    )
+    expected: dict[tuple[int, int], tuple[ServingContext, LoadedServing]] = {}
+
+    def score(plan: InferencePlan) -> tuple[float, float]:
+        ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
+        batch = max(1, largest[plan.tp, plan.pp]) if s.batch == "max" else wanted
+        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
+        expected[plan.tp, plan.pp] = ctx, served
+        return served.tpot_s, served.tokens_per_s
+
+    plan, ranked = choose_serving_layout(
+        plans, score, one_user=s.batch == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
+    )
+    if len(_SERVING_CHOICES) >= _SERVING_CHOICES_KEPT:
+        _SERVING_CHOICES.pop(next(iter(_SERVING_CHOICES)))
+    if (plan.tp, plan.pp) not in largest:
+        largest[plan.tp, plan.pp] = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp)
+    choice = ServingChoice(plan, ranked, largest, expected)
+    _SERVING_CHOICES[r, eff] = choice
+    return choice
+
+
+def forget_serving_choices() -> None:
+    """Empty the serving cache (benchmarks time a choice from scratch)."""
+    _SERVING_CHOICES.clear()

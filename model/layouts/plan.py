@@ -1,0 +1,147 @@
+"""The training layout search bound to a resolved scenario, timed under one efficiency set, and cached."""
+
+from __future__ import annotations
+
+from model.batch import default_global_batch
+from model.efficiency import Efficiencies
+from model.layouts.serving import forget_serving_choices
+from model.layouts.training import Knobs, TrainingPlan, TrainingSearch, search_training_layout
+from model.memory import (
+    RUNTIME_BYTES,
+    Layout,
+    TrainingMemory,
+    TrainingRegime,
+    TrainingStates,
+    combined_memory,
+    training_activations,
+    training_states,
+)
+from model.results import TrainingCandidate
+from model.scenario import Recompute, Resolved
+from model.training import (
+    StepTime,
+    TrainingWork,
+    matmul_floor,
+    step_time,
+    training_work,
+    wall_time,
+)
+
+__all__ = ["forget_searches", "plan_training"]
+
+_SEARCHES: dict[tuple[object, ...], TrainingSearch] = {}
+_SEARCHES_KEPT = 512
+"""Searches remembered per process: the pages and sweeps ask for the same training many times."""
+
+
+_Sizes = tuple[
+    dict[Layout, TrainingStates],
+    dict[tuple[int, int, int, int, Recompute, int, int], float],
+    dict[tuple[Layout, int, int, int, Recompute, int], TrainingWork],
+]
+_SIZES: dict[tuple[object, ...], _Sizes] = {}
+_SIZES_KEPT = 64
+
+
+def _sizes_for(key: tuple[object, ...]) -> _Sizes:
+    """Return the states, activations and step counts already worked out for one model, regime and run."""
+    found = _SIZES.get(key)
+    if found is None:
+        if len(_SIZES) >= _SIZES_KEPT:
+            _SIZES.pop(next(iter(_SIZES)))
+        found = _SIZES[key] = ({}, {}, {})
+    return found
+
+
+def forget_searches() -> None:
+    """Empty the training and serving layout caches (benchmarks time a search from scratch)."""
+    _SEARCHES.clear()
+    _SIZES.clear()
+    forget_serving_choices()
+
+
+def plan_training(
+    r: Resolved, regime: TrainingRegime, eff: Efficiencies, *, key: str, peak: float, share: float | None, lora: bool
+) -> TrainingSearch:
+    """Search the training layouts of ``r`` (the user's fixed knobs kept), timed under ``eff``.
+
+    Cached by the inputs the search reads, so a page that changes only the serving settings, or a
+    sweep that estimates the same training again, does not search again.
+    """
+    s, arch = r.scenario, r.arch
+    knobs = Knobs(s.tp, s.pp, s.dp, s.ep, s.zero, r.recompute, s.micro_batch, s.vp, s.global_batch, s.recompute_layers)
+    runtime = RUNTIME_BYTES if r.gpu.host_link else 0.0
+    cache_key = (
+        arch, regime, knobs, s.cards, r.gpus_per_node, r.gpu, r.scale_up, r.network, r.seq_len, r.tokens,
+        r.precision, s.finetune, s.flash_attention, key, eff, lora, runtime,
+    )  # fmt: skip
+    found = _SEARCHES.get(cache_key)
+    if found is not None:
+        return found
+    # A layout's states serve all its micro-batches and modes; activations, all ZeRO stages and ep.
+    # Neither depends on the cards or the links, so sweeps over those share them between searches.
+    states, held, works = _sizes_for((arch, regime, r.seq_len, s.flash_attention, r.tokens, r.precision, s.finetune))
+
+    def memory_of(
+        layout: Layout, mode: Recompute, redone: int, micro_batch: int, microbatches: int, vp: int
+    ) -> TrainingMemory:
+        if layout not in states:
+            states[layout] = training_states(arch, regime, layout)
+        shape = (layout.tp, layout.pp, micro_batch, min(layout.pp, microbatches), mode, redone, vp)
+        if shape not in held:
+            held[shape] = training_activations(
+                arch, regime, tp=layout.tp, pp=layout.pp, seq_len=r.seq_len, micro_batch=micro_batch,
+                in_flight=shape[3], recompute=mode, flash_attention=s.flash_attention, vp=vp, recomputed_layers=redone,
+            )  # fmt: skip
+        return combined_memory(states[layout], held[shape], runtime)
+
+    def timer(
+        layout: Layout, mode: Recompute, redone: int, micro_batch: int, batch: int, microbatches: int
+    ) -> tuple[TrainingWork, StepTime]:
+        counted = (layout, micro_batch, batch, microbatches, mode, redone)
+        work = works.get(counted)
+        if work is None:
+            work = works[counted] = training_work(
+                r, regime, layout, micro_batch=micro_batch, global_batch=batch, microbatches=microbatches,
+                recompute=mode, recomputed_layers=redone,
+            )  # fmt: skip
+        return work, step_time(
+            r, work, layout, microbatches=microbatches, compute_key=key, peak=peak, ceiling_share=share, eff=eff,
+            lora=lora,
+        )  # fmt: skip
+
+    def compute_floor(tp: int, ep: int, micro_batch: int, redone_share: float) -> float:
+        return matmul_floor(
+            r, tp, ep, micro_batch=micro_batch, redone=redone_share, lora=lora, compute_key=key, peak=peak,
+            ceiling_share=share, eff=eff,
+        )  # fmt: skip
+
+    plans, timed = search_training_layout(
+        arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.memory_bytes,
+        seq_len=r.seq_len, batch_sequences=s.global_batch or default_global_batch(arch, r.tokens, s.cards, r.seq_len),
+        selective_saves_memory=not s.flash_attention, compute_floor=compute_floor, memory_of=memory_of, timer=timer,
+    )  # fmt: skip
+    search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed)
+    if len(_SEARCHES) >= _SEARCHES_KEPT:
+        _SEARCHES.pop(next(iter(_SEARCHES)))
+    _SEARCHES[cache_key] = search
+    return search
+
+
+def _candidate(r: Resolved, plan: TrainingPlan, eff: Efficiencies) -> TrainingCandidate:
+    """Report one plan: its layout, the whole run's wall time with it, its busiest card's bytes."""
+    assert plan.step is not None  # every plan the search returns is timed
+    layout = plan.layout
+    time_s = wall_time(
+        plan.step.total, r.tokens / (plan.global_batch * r.seq_len), layout.tp * layout.pp * layout.dp, eff
+    )
+    return TrainingCandidate(
+        *layout,
+        plan.recompute,
+        plan.recomputed_layers,
+        plan.micro_batch,
+        plan.vp,
+        plan.global_batch,
+        time_s,
+        plan.memory.total,
+    )
