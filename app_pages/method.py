@@ -7,6 +7,7 @@ from ui.controls import METHOD_VIEWS
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.reports import shipped_report
+from ui.rows import layout as rows_layout
 from ui.rows.method import (
     accuracy_text,
     assumption_rows,
@@ -58,6 +59,14 @@ elif view == "assumptions":
     )
     in_force = assumptions(scenario, catalog)
     st.table(assumption_rows(in_force), hide_index=True)
+    st.markdown(
+        f"**Layouts weighed.** {rows_layout.training_choice(result)} The search walks tensor parallelism inside a "
+        "node, pipeline stages, data and expert parallelism, ZeRO stage, recomputation (full recomputation of as "
+        "few layers as the card needs), micro-batch and interleaved stages, and keeps what you fix."
+    )
+    st.table(rows_layout.training_candidate_rows(result), hide_index=True)
+    st.markdown(rows_layout.serving_choice(result))
+    st.table(rows_layout.serving_candidate_rows(result), hide_index=True)
     st.markdown(range_method_text(shipped_report()))
     st.table(assumption_rows(in_force, "range"), hide_index=True)
     with st.expander("Efficiency factors (the expected set, the same for every scenario)"):

@@ -8,6 +8,7 @@ from ui.charts.memory import memory_breakdown_chart
 from ui.charts.overview import token_time_chart
 from ui.format import bytes_gb, duration, milliseconds, per_second, percent, short_milliseconds
 from ui.page import estimate_or_stop
+from ui.rows.layout import training_layout_text
 from ui.rows.memory import capacity_row, memory_rows
 from ui.rows.overview import token_time_rows
 from ui.sidebar import current_scenario
@@ -32,9 +33,7 @@ c1.metric(
     delta_color="normal" if training.fits else "inverse",
     delta_arrow="off",
     border=True,
-    help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: tp {training.parallelism.tp} × pp "
-    f"{training.parallelism.pp} × dp {training.parallelism.dp}, ZeRO {training.parallelism.zero}, "
-    f"{training.recompute} recomputation.",
+    help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: {training_layout_text(one)}.",
 )
 QUIET = {"delta_color": "off", "delta_arrow": "off"}
 RANGE_NOTE = " The likely range moves every efficiency together (Method page, Validation page)."

@@ -3,10 +3,12 @@ import streamlit as st
 from model.analyses import fit
 from ui.catalog import session_catalog
 from ui.charts import show_chart
+from ui.charts.layout import step_parts_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.vram import knob_memory_chart, load_memory_chart
 from ui.page import estimate_or_stop
 from ui.remount import held_value
+from ui.rows import layout as rows_layout
 from ui.rows import vram as rows_vram
 from ui.rows.memory import capacity_row, memory_rows
 from ui.sidebar import current_scenario
@@ -17,26 +19,27 @@ left, right = st.columns([5, 3])
 with left.container(border=True):
     st.markdown("**Training**")
     c1, c2 = st.columns(2)
-    for column, key, label in ((c1, "zero", "ZeRO stage"), (c2, "recompute", "Recomputation")):
-        options = rows_vram.OPTIONS[key]
-        column.segmented_control(
-            label, options, default=held_value(key, options), key=key, required=True, persist_state="session"
-        )
-    st.segmented_control(
-        "Tensor parallel (training and serving)",
-        rows_vram.OPTIONS["tp"],
-        default=held_value("tp", rows_vram.OPTIONS["tp"]),
-        key="tp",
+    c1.segmented_control(
+        "ZeRO stage",
+        rows_vram.OPTIONS["zero"],
+        default=held_value("zero", rows_vram.OPTIONS["zero"]),
+        key="zero",
         required=True,
         persist_state="session",
-    )
-    c1, c2 = st.columns(2)
-    c1.number_input(
-        "Micro-batch (sequences per card)", 1, 1024, held_value("micro"), key="micro", persist_state="session"
     )
     c2.number_input(
         "Sequence length (tokens)", 128, 1_000_000, held_value("seq"), step=1024, key="seq", persist_state="session"
     )
+    # One control per row: at a projector's 1280 px the longer ones would be cut in half a box.
+    for key, label in (
+        ("recompute", "Recomputation"),
+        ("tp", "Tensor parallel (training and serving)"),
+        ("micro", "Micro-batch (sequences per card)"),
+    ):
+        options = rows_vram.OPTIONS[key]
+        st.segmented_control(
+            label, options, default=held_value(key, options), key=key, required=True, persist_state="session"
+        )
 with right.container(border=True):
     st.markdown("**Serving**")
     st.number_input(
@@ -63,10 +66,15 @@ st.subheader("Training", divider="gray")
 for column, metric in zip(st.columns(3), rows_vram.training_metrics(result, micro, seq), strict=True):
     column.metric(**metric, border=True)
 st.markdown(rows_vram.training_takeaway(result, *sweeps))
+st.markdown(f"**How the cards split.** {rows_layout.training_choice(result)}")
+show_chart(step_parts_chart, rows=rows_layout.step_rows(result))
+st.dataframe(rows_layout.training_candidate_rows(result), hide_index=True, width="stretch")
 st.subheader("Serving", divider="gray")
 for column, metric in zip(st.columns(3), rows_vram.inference_metrics(result, batch, context), strict=True):
     column.metric(**metric, border=True)
 st.markdown(rows_vram.inference_takeaway(result, batch, context))
+st.markdown(f"**{rows_layout.serving_choice(result)}**")
+st.dataframe(rows_layout.serving_candidate_rows(result), hide_index=True, width="stretch")
 st.markdown("**Memory per card**: training at your micro-batch and sequence, serving at your batch and context")
 show_chart(memory_breakdown_chart, parts=memory_rows(result), capacity=capacity_row(gpu))
 if result.warnings:

@@ -25,6 +25,7 @@ __all__ = [
     "CONTROLS",
     "CUSTOM",
     "METHOD_VIEWS",
+    "MICRO_BATCH_OPTIONS",
     "PARAM_STEPS_B",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
@@ -62,6 +63,7 @@ CARD_STEPS: tuple[int, ...] = (
 ZERO_OPTIONS: tuple[str, ...] = (AUTO, "0", "1", "2", "3")
 TP_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32", "64")
 RECOMPUTE_OPTIONS: tuple[str, ...] = (AUTO, "none", "selective", "full")
+MICRO_BATCH_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32")
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
@@ -199,7 +201,7 @@ _ALL = (
     Control("zero", "ZeRO stage", AUTO, _choice(lambda: ZERO_OPTIONS)),
     Control("tp", "Tensor parallel", AUTO, _choice(lambda: TP_OPTIONS)),
     Control("recompute", "Recomputation", AUTO, _choice(lambda: RECOMPUTE_OPTIONS)),
-    Control("micro", "Micro-batch", 1, _integer(1, 1024)),
+    Control("micro", "Micro-batch", AUTO, _choice(lambda: MICRO_BATCH_OPTIONS)),
     Control("seq", "Training sequence length", 4096, _integer(128, 1_000_000)),
     # Tokens per second.
     Control("target", "Latency target (ms per token)", 50.0, _number(1, 10_000), _big_number),

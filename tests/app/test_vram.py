@@ -21,9 +21,15 @@ def test_the_vram_page_renders_its_answer_without_an_exception():
     at = open_page("vram")
     assert set(metric_values(at)) == METRICS
     assert "Llama 3.1 8B" in at.title[0].value
-    # The main training/inference bars, three knob charts, memory against context and against batch.
-    assert len(at.get("vega_lite_chart")) == 6
+    # The main training/inference bars, the chosen step, three knob charts, memory against context and batch.
+    assert len(at.get("vega_lite_chart")) == 7
     assert any("take the most" in block.value for block in at.markdown)
+    # Issue 9: the chosen layout, why, and the runner-ups with their times and memory.
+    assert any("The fastest of" in block.value and "layouts timed" in block.value for block in at.markdown)
+    training, serving = at.dataframe[0].value, at.dataframe[1].value
+    assert training.iloc[0][""] == "chosen" and len(training) >= 2
+    assert {"Time to train", "GB per card", "vs chosen"} <= set(training.columns)
+    assert serving.iloc[0][""] == "chosen" and "ms per output token" in serving.columns
 
 
 @pytest.mark.parametrize(
@@ -64,8 +70,8 @@ def test_the_model_precision_and_gpu_change_the_memory_metrics(kind, key, value)
         ("segmented_control", "tp", "8", "Training memory per card"),
         ("segmented_control", "tp", "2", "Inference memory per card"),
         ("segmented_control", "recompute", "full", "Training memory per card"),
-        ("number_input", "micro", 2, "Training memory per card"),
-        ("number_input", "micro", 2, "Largest training sequence"),
+        ("segmented_control", "micro", "8", "Training memory per card"),
+        ("segmented_control", "micro", "8", "Largest training sequence"),
         ("number_input", "seq", 2048, "Largest micro-batch"),
         ("number_input", "batch", 64, "Inference memory per card"),
         ("number_input", "batch", 64, "Largest context at this batch"),
@@ -96,7 +102,7 @@ def test_a_shared_link_restores_the_page_controls():
     assert at.segmented_control(key="zero").value == "3"
     assert at.segmented_control(key="tp").value == "2"
     assert at.segmented_control(key="recompute").value == "full"
-    assert at.number_input(key="micro").value == 2
+    assert at.segmented_control(key="micro").value == "2"
     assert at.number_input(key="seq").value == 8192
     assert at.number_input(key="batch").value == 16
     assert at.number_input(key="prompt").value == 2048

@@ -8,12 +8,12 @@ from model.analyses.scaling import SETUP_LABELS
 from ui.charts import ChartData, data_of
 from ui.rows.costs import COST_SERIES, IDEAL_SETUP, STEP_PARTS
 
-__all__ = ["cost_over_time_chart", "scaling_time_chart", "step_share_chart"]
+__all__ = ["PART_COLORS", "cost_over_time_chart", "scaling_time_chart", "step_share_chart"]
 
 _SERIES_COLORS = alt.Scale(domain=list(COST_SERIES), range=["#7f7f7f", "#4C78A8", "#F58518", "#E45756"])
 _SERIES_DASH = alt.Scale(domain=list(COST_SERIES), range=[[6, 3], [1, 0], [1, 0], [1, 0]])
 _SETUP_COLORS = alt.Scale(domain=[*SETUP_LABELS, IDEAL_SETUP], range=["#4C78A8", "#F58518", "#E45756", "#7f7f7f"])
-_PART_COLORS = alt.Scale(
+PART_COLORS = alt.Scale(  # one colour per part of a training step, on every chart of one
     domain=[label for _, label in STEP_PARTS],
     range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756"],
 )
@@ -119,7 +119,7 @@ def step_share_chart(rows: ChartData) -> alt.LayerChart:
         .encode(
             x=alt.X("cards:O", title="Cards (powers of two)", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
             y=alt.Y("sum(pct):Q", title="Share of the step time (%)", stack="zero", scale=alt.Scale(domain=[0, 100])),
-            color=alt.Color("part:N", title=None, scale=_PART_COLORS, legend=alt.Legend(orient="right")),
+            color=alt.Color("part:N", title=None, scale=PART_COLORS, legend=alt.Legend(orient="right")),
             order=alt.Order("order:Q"),
             tooltip=[
                 alt.Tooltip("cards:O", title="Cards"),

@@ -86,6 +86,7 @@ def table_rows(report: ValidationReport, kind: str) -> list[dict[str, Any]]:
             "measured": row.reference.value,
             "predicted": row.predicted,
             "error": row.error * 100.0,
+            "typed": None if row.typed_error is None else row.typed_error * 100.0,
             "in range": {True: "yes", False: "no", None: "no range"}[row.covered],
             "unit": row.reference.unit,
             "source": row.reference.source_url,
@@ -105,6 +106,12 @@ def table_columns() -> dict[str, Any]:
         "measured": st.column_config.NumberColumn("Measured", format="compact"),
         "predicted": st.column_config.NumberColumn("Predicted", format="compact"),
         "error": st.column_config.NumberColumn("Error", format="%+.1f %%", help="predicted ÷ measured − 1"),
+        "typed": st.column_config.NumberColumn(
+            "Error as typed",
+            format="%+.1f %%",
+            help="The same run given only what a user would type (model, GPU, cards, tokens, sequence, "
+            "precision, network): the engine chooses the layout and batch",
+        ),
         "in range": st.column_config.TextColumn(
             "In likely range", help="Whether the measured value lies in the estimate's low–high range"
         ),
@@ -143,13 +150,24 @@ def unmapped_rows(report: ValidationReport) -> list[dict[str, str]]:
 
 
 def validation_takeaway(report: ValidationReport) -> str:
-    """One sentence: how close the engine is, and where it is furthest off."""
+    """Two sentences: how close the engine is, where it is furthest off, and how close as a user would ask."""
     overall = report.overall
     worst = max(report.rows, key=lambda row: row.ratio)
     kinds = ", ".join(f"{kind_label(score.kind).lower()} {score.median_abs_error:.0%}" for score in report.kinds)
-    return (
+    text = (
         f"Across **{overall.entries} published measurements** the engine's median error is "
         f"**{overall.median_abs_error:.0%}** ({kinds}); the likely range holds the measured value in "
         f"**{overall.covered} of {overall.ranged}** that have one. Furthest off: {worst.reference.id} "
         f"({worst.error:+.0%})."
     )
+    typed = [score for score in report.typed_kinds if score.entries]
+    if typed:
+        text += (
+            " Given only what a user would type (the engine choosing layout and batch): "
+            + ", ".join(
+                f"{kind_label(score.kind).lower()} **{score.median_abs_error:.0%}** over {score.entries}"
+                for score in typed
+            )
+            + "."
+        )
+    return text

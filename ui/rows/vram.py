@@ -12,8 +12,9 @@ from typing import Any
 from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint, largest_component
 from model.memory import TrainingMemory
-from ui.controls import AUTO, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
+from ui.controls import AUTO, MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb, duration
+from ui.rows.layout import training_layout_text
 
 __all__ = [
     "KNOB_TITLES",
@@ -29,7 +30,12 @@ __all__ = [
     "vram_settings",
 ]
 
-OPTIONS: dict[str, tuple[str, ...]] = {"zero": ZERO_OPTIONS, "tp": TP_OPTIONS, "recompute": RECOMPUTE_OPTIONS}
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "zero": ZERO_OPTIONS,
+    "tp": TP_OPTIONS,
+    "recompute": RECOMPUTE_OPTIONS,
+    "micro": MICRO_BATCH_OPTIONS,
+}
 """The choices of the page's segmented controls (the values ui.controls accepts)."""
 LOAD_AXES = {
     "tokens": "Context per sequence (tokens, prompt + output, log scale)",
@@ -55,12 +61,12 @@ def vram_settings(state: Mapping[str, Any]) -> dict[str, Any]:
     def chosen(key: str) -> str | None:
         return None if state[key] == AUTO else str(state[key])
 
-    zero, tp = chosen("zero"), chosen("tp")
+    zero, tp, micro = chosen("zero"), chosen("tp"), chosen("micro")
     return {
         "zero": None if zero is None else int(zero),
         "tp": None if tp is None else int(tp),
         "recompute": chosen("recompute"),
-        "micro_batch": int(state["micro"]),
+        "micro_batch": None if micro is None else int(micro),
         "seq_len": int(state["seq"]),
         "batch": int(state["batch"]),
     }
@@ -120,18 +126,10 @@ def _tokens(value: float) -> str:
     return f"{value:,.0f} tokens" if value >= 1 else "none fits"
 
 
-def _layout(result: Estimate) -> str:
-    layout = result.training.parallelism
-    return (
-        f"tp {layout.tp} × pp {layout.pp} × dp {layout.dp}, ZeRO {layout.zero}, "
-        f"{result.training.recompute} recomputation"
-    )
-
-
 def training_metrics(result: Estimate, micro_batch: int, seq_len: int) -> list[dict[str, Any]]:
     """Return st.metric arguments: training memory per card, the largest micro-batch and sequence length."""
     training, capacity = result.training, result.resolved.gpu.memory_bytes
-    shape = _layout(result)
+    shape = training_layout_text(result)
     return [
         {
             "label": "Training memory per card",
@@ -197,7 +195,8 @@ def training_takeaway(result: Estimate, zero: KnobSweep, recompute: KnobSweep, t
     biggest = largest_component(memory)
     verdict = "fits in" if training.fits else "does not fit in"
     sentences = [
-        f"Training with {_layout(result)} needs {bytes_gb(memory.total)} per card, which {verdict} the card's "
+        f"Training with {training_layout_text(result)} needs {bytes_gb(memory.total)} per card, which {verdict} "
+        "the card's "
         f"{bytes_gb(result.resolved.gpu.memory_bytes, 0)}; {_NAMES[biggest]} take the most "
         f"({bytes_gb(getattr(memory, biggest))})."
     ]
