@@ -7,8 +7,9 @@ result.training.time_s, result.inference.tpot_s, result.to_dict()
 
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
 from model.estimate import estimate
+from model.limits import ScenarioError
 from model.results import Estimate, InferenceEstimate, Range, TrainingEstimate
-from model.scenario import Scenario, ScenarioError
+from model.scenario import Scenario
 
 __all__ = [
     "Catalog",

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog
 from model.estimate import estimate
+from model.limits import ScenarioError
 from model.precision import KV_PRECISIONS, PRECISIONS
 from model.results import Estimate
 from model.scenario import (
@@ -24,7 +25,6 @@ from model.scenario import (
     RECOMPUTE_MODES,
     SCENARIO_FIELDS,
     Scenario,
-    ScenarioError,
 )
 from model.units import DAY_S, GB, parse_quantity
 
@@ -150,6 +150,15 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     inf.add_argument("--prompt-len", type=_whole("a prompt length", 1, 100_000_000), metavar="N")
     inf.add_argument("--output-len", type=_whole("an output length", 1, 100_000_000), metavar="N")
     inf.add_argument("--utilization", type=_fraction, metavar="F")
+    inf.add_argument(
+        "--target-tpot-s", type=_count("seconds per output token", 1e-5, 1e3), metavar="F",
+        help="the slowest time per output token a full-load replica may give (e.g. 0.05)",
+    )  # fmt: skip
+    inf.add_argument(
+        "--draft-tokens", type=_whole("drafted tokens per step", 0, 16), metavar="N",
+        help="speculative decoding: tokens drafted and verified per step (0: off)",
+    )  # fmt: skip
+    inf.add_argument("--draft-acceptance", type=_fraction, metavar="F", help="chance a drafted token is accepted")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -9,12 +9,12 @@ bad input. "Does not fit" is never an error: it is a result of the estimate.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, NamedTuple, get_args
 
 from model.architecture import Architecture, MlpKind, Shape, default_vocab, derive_architecture
 from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
+from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 
 __all__ = [
@@ -28,7 +28,6 @@ __all__ = [
     "Recompute",
     "Resolved",
     "Scenario",
-    "ScenarioError",
     "resolve",
     "trains_adapters",
 ]
@@ -53,17 +52,6 @@ MAX_BATCH: Final = 10_000_000
 def trains_adapters(finetune: Finetune) -> bool:
     """Return whether ``finetune`` trains low-rank adapters on a frozen base (LoRA, QLoRA)."""
     return finetune in _ADAPTER_MODES
-
-
-class ScenarioError(ValueError):
-    """A scenario value is invalid; ``field`` names it (the CLI flag is --field-with-dashes)."""
-
-    def __init__(self, field: str, value: object, allowed: str) -> None:
-        self.field = field
-        self.value = value
-        self.allowed = allowed
-        shown = repr(value) if not isinstance(value, str) else value
-        super().__init__(f"{field}: {shown[:80]} is not allowed; {allowed}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +108,10 @@ class Scenario:
     utilization: float = 0.7
     target_tpot_s: float | None = None
     """The slowest time per output token a full-load serving layout may give (None: no target)."""
+    draft_tokens: int = 0
+    """Speculative decoding: tokens drafted per step and verified in one pass (0: off, a stock server)."""
+    draft_acceptance: float = 0.8
+    """The chance each drafted token is accepted (DeepSeek-V3's MTP: 0.85-0.9, its report sec. 5.4.3)."""
     price_per_gpu_hour: float | None = None
 
     def to_dict(self) -> dict[str, object]:
@@ -148,86 +140,24 @@ class Resolved(NamedTuple):
     price_per_gpu_hour: float | None
 
 
-_INT_LIMITS: dict[str, tuple[int, int]] = {
-    "layers": (1, 2048),
-    "hidden": (64, 1_000_000),
-    "heads": (1, 4096),
-    "kv_heads": (1, 4096),
-    "head_dim": (1, 65_536),
-    "ffn": (1, 10_000_000),
-    "vocab": (1, 10_000_000),
-    "experts": (1, 100_000),
-    "active_experts": (1, 100_000),
-    "cards": (1, 1_000_000),
-    "gpus_per_node": (1, 100_000),
-    "seq_len": (1, 100_000_000),
-    "global_batch": (1, 100_000_000),
-    "micro_batch": (1, 1_000_000),
-    "tp": (1, 4096),
-    "pp": (1, 4096),
-    "dp": (1, 1_000_000),
-    "ep": (1, 100_000),
-    "lora_rank": (1, 65_536),
-    "vp": (1, 1024),
-    "recompute_layers": (1, 2048),
-    "prompt_len": (1, 100_000_000),
-    "output_len": (1, 100_000_000),
-}
-_FLOAT_LIMITS: dict[str, tuple[float, float, str]] = {
-    "params": (1e6, 1e14, "a parameter count from 1M to 100T (e.g. 7B, 70e9)"),
-    "tokens": (1.0, 1e16, "a token count from 1 to 1e16 (e.g. 2T, 300e9)"),
-    "mfu": (1e-4, 1.0, "a fraction between 0 and 1 (e.g. 0.4)"),
-    "utilization": (1e-4, 1.0, "a fraction between 0 and 1 (e.g. 0.7)"),
-    "target_tpot_s": (1e-5, 1e3, "seconds per output token from 0.00001 to 1,000 (e.g. 0.05)"),
-    "price_per_gpu_hour": (0.0, 1e4, "a price in dollars from 0 to 10,000"),
-}
-
-
-def _check_int(name: str, value: object) -> None:
-    low, high = _INT_LIMITS[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ScenarioError(name, value, f"a whole number from {low:,} to {high:,}")
-
-
-def _check_float(name: str, value: object) -> None:
-    low, high, allowed = _FLOAT_LIMITS[name]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ScenarioError(name, value, allowed)
-    number = float(value)
-    if not math.isfinite(number) or not low <= number <= high or (name != "price_per_gpu_hour" and number <= 0):
-        raise ScenarioError(name, value, allowed)
-
-
-def _check_choice(name: str, value: object, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ScenarioError(name, value, f"one of {', '.join(options)}")
-
-
 def _validate(s: Scenario) -> None:
     """Check every field's type and range (ids are checked against the catalog later)."""
-    for name in _INT_LIMITS:
-        value = getattr(s, name)
-        if value is not None:
-            _check_int(name, value)
-    for name in _FLOAT_LIMITS:
-        value = getattr(s, name)
-        if value is not None:
-            _check_float(name, value)
-    _check_choice("precision", s.precision, PRECISIONS)
+    check_ranges(s)
+    check_choice("precision", s.precision, PRECISIONS)
     if s.kv_precision is not None:
-        _check_choice("kv_precision", s.kv_precision, KV_PRECISIONS)
+        check_choice("kv_precision", s.kv_precision, KV_PRECISIONS)
     if s.zero is not None and (isinstance(s.zero, bool) or s.zero not in (0, 1, 2, 3)):
         raise ScenarioError("zero", s.zero, "0, 1, 2 or 3")
     if s.recompute is not None:
-        _check_choice("recompute", s.recompute, RECOMPUTE_MODES)
+        check_choice("recompute", s.recompute, RECOMPUTE_MODES)
     if s.recompute_layers is not None and s.recompute not in (None, "full"):
         raise ScenarioError("recompute_layers", s.recompute_layers, 'only with recompute "full" (or unset)')
-    _check_choice("optimizer", s.optimizer, OPTIMIZERS)
+    check_choice("optimizer", s.optimizer, OPTIMIZERS)
     if s.mlp is not None:
-        _check_choice("mlp", s.mlp, ("gated", "plain"))
+        check_choice("mlp", s.mlp, ("gated", "plain"))
     if s.tied_embeddings is not None and not isinstance(s.tied_embeddings, bool):
         raise ScenarioError("tied_embeddings", s.tied_embeddings, "true or false")
-    _check_choice("finetune", s.finetune, FINETUNE_MODES)
+    check_choice("finetune", s.finetune, FINETUNE_MODES)
     if s.batch != "max" and (
         isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= MAX_BATCH
     ):

@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from model.catalog import ApiPrice, Catalog, default_catalog
 from model.estimate import estimate
-from model.scenario import Scenario, ScenarioError
+from model.limits import ScenarioError
+from model.scenario import Scenario
 from model.units import DAY_S, HOUR_S
 
 __all__ = ["DAYS_PER_MONTH", "FALLBACK_API_PRICE", "CostMonth", "CostOverTime", "api_price", "cost_over_time"]

@@ -39,7 +39,8 @@ from model.inference import (
     serving_context,
     serving_rates,
 )
-from model.scenario import Resolved, Scenario, ScenarioError
+from model.limits import ScenarioError
+from model.scenario import Resolved, Scenario
 
 __all__ = [
     "BatchPoint",

@@ -186,3 +186,29 @@ def test_the_kv_read_adds_to_the_products_rather_than_hiding_under_them():
     kv = 256 * ctx.kv_bytes_mean / rates.kv_bandwidth
     weights = step.memory_time - kv
     assert step.total == pytest.approx(max(weights, step.compute_time) + kv + step.overhead, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"model": "llama-3.1-8b", "gpu": "h100-sxm", "cards": 1, "batch": 1},
+        {"model": "llama-3.1-70b", "gpu": "h100-sxm", "cards": 8, "batch": 64, "tp": 4, "pp": 2},
+        {"model": "deepseek-r1", "gpu": "h200", "cards": 8, "precision": "fp8", "batch": 16, "draft_tokens": 2},
+    ],
+)
+def test_the_decode_breakdown_adds_up_to_the_step(settings):
+    step = estimate(Scenario(**settings), CATALOG).inference.decode
+    assert sum(seconds for _, seconds in step.parts) == pytest.approx(step.total, rel=1e-12)
+    assert all(seconds >= 0 for _, seconds in step.parts)
+
+
+def test_speculative_decoding_is_off_by_default_and_pays_off_only_when_drafts_are_accepted():
+    base = {"model": "deepseek-r1", "gpu": "h200", "cards": 8, "precision": "fp8", "batch": 1}
+    stock = estimate(Scenario(**base), CATALOG).inference
+    assert stock.decode.tokens_per_step == 1.0 and stock.decode.drafting == 0.0
+    good = estimate(Scenario(**base, draft_tokens=2, draft_acceptance=0.9), CATALOG).inference
+    bad = estimate(Scenario(**base, draft_tokens=2, draft_acceptance=0.01), CATALOG).inference
+    # Leviathan et al. 2023, eq. 1: (1 - a^(n+1)) / (1 - a) tokens per step.
+    assert good.decode.tokens_per_step == pytest.approx((1 - 0.9**3) / (1 - 0.9))
+    assert good.tpot_s < stock.tpot_s < bad.tpot_s
+    assert good.decode.drafting > 0 and good.decode.total > stock.decode.total
