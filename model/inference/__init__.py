@@ -1,0 +1,44 @@
+"""Serving speed: prefill (time to first token), decode (time per output token), loaded throughput.
+
+Decode step (per pipeline stage), a sum over the kernels a step runs, each at its own roofline
+(Williams et al. 2009): the matrix products read every weight matrix once (all experts a batch
+routes to, E x (1 - (1 - k/E)^tokens)) or do their FLOPs, whichever takes longer; the attention
+kernel then streams each sequence's KV cache at its mean context (the cache grows from the prompt
+to prompt + output) — a separate kernel, so its time adds rather than hiding under the products';
+the element-wise kernels (norms, residual adds, rotary, the MLP's activation) read and write the
+activations; plus per-layer launch overhead and two tensor-parallel all-reduces per layer
+(Megatron). The seeds' "time per token = bytes of weights / memory bandwidth" is the batch-1 ideal.
+Prefill: 2 N FLOPs per prompt token plus causal attention, at the products' efficiency.
+Under continuous batching a replica also prefills arriving requests, so its output rate is
+output tokens over prefill plus decode time (Sarathi-Serve, Agrawal et al. 2024, sec. 2).
+
+Rooms: ``context`` (what a replica reads and the rates it reaches), ``decode``, ``prefill``,
+``load`` (continuous batching). Import these names from ``model.inference``.
+"""
+
+from model.inference.context import (
+    ServingContext,
+    ServingRates,
+    elementwise_bytes_per_token,
+    expected_experts_touched,
+    serving_context,
+    serving_rates,
+)
+from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
+from model.inference.load import LoadedServing, loaded_serving
+from model.inference.prefill import prefill_time
+
+__all__ = [
+    "DecodeStep",
+    "LoadedServing",
+    "ServingContext",
+    "ServingRates",
+    "decode_step",
+    "elementwise_bytes_per_token",
+    "expected_experts_touched",
+    "ideal_decode_step",
+    "loaded_serving",
+    "prefill_time",
+    "serving_context",
+    "serving_rates",
+]

@@ -1,0 +1,137 @@
+"""One decode step: a sum over the kernels it runs, each at its own roofline (Williams et al. 2009).
+
+The matrix products read every weight matrix once (all experts a batch routes to) or do their
+FLOPs, whichever takes longer; the attention kernel then streams each sequence's KV cache at its
+mean context, a separate kernel, so its time adds; the element-wise kernels move the activations;
+plus the per-layer floor and two tensor-parallel all-reduces per layer (Megatron). The seeds'
+"time per token = bytes of weights / memory bandwidth" is the batch-1 ideal.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from model.communication import all_reduce_time, p2p_time
+from model.inference.context import ServingContext, ServingRates, weights_read
+from model.scenario import Resolved
+
+__all__ = ["DecodeStep", "decode_step", "ideal_decode_step"]
+
+
+class DecodeStep(NamedTuple):
+    """One decode step of a replica at a given batch, in seconds over all its pipeline stages.
+
+    The parts add up: total = max(weights, compute) + kv + elementwise + layers + communication + drafting.
+    """
+
+    weights: float
+    """Reading the weights the step multiplies (dense, and every expert the batch routes to)."""
+    compute: float
+    """The products' FLOPs at their ceiling; the larger of this and ``weights`` is paid."""
+    kv: float
+    """Streaming each sequence's KV cache (the attention kernel, after the products)."""
+    elementwise: float
+    """Norms, residual adds, rotary, the MLP's activation: activation bytes in and out."""
+    layers: float
+    """The per-layer floor: kernel launches and minimum kernel times, paid at every batch."""
+    communication: float
+    """Tensor-parallel all-reduces and pipeline transfers."""
+    drafting: float
+    """Speculative decoding: the draft passes before the verifying step (0 when off)."""
+    total: float
+    """The whole step, all pipeline stages: what one step takes, whatever it emits."""
+    tokens_per_step: float = 1.0
+    """Tokens each sequence gains per step: 1, or more when drafts are verified (Leviathan et al. 2023)."""
+
+    @property
+    def per_token(self) -> float:
+        """Seconds per output token of each sequence: the step over the tokens it emits."""
+        return self.total / self.tokens_per_step
+
+    @property
+    def memory_time(self) -> float:
+        """The roofline's memory side: weights and KV cache read."""
+        return self.weights + self.kv
+
+    @property
+    def compute_time(self) -> float:
+        """The roofline's compute side."""
+        return self.compute
+
+    @property
+    def overhead(self) -> float:
+        """Time off the roofline: element-wise kernels and the per-layer floor."""
+        return self.elementwise + self.layers
+
+    @property
+    def parts(self) -> tuple[tuple[str, float], ...]:
+        """The step by where its time goes, in order; they add up to ``total``."""
+        products = ("weight reads", self.weights) if self.weights >= self.compute else ("matrix products", self.compute)
+        return (
+            products,
+            ("KV cache", self.kv),
+            ("element-wise", self.elementwise),
+            ("per-layer floor", self.layers),
+            ("communication", self.communication),
+            ("drafting", self.drafting),
+        )
+
+
+def ideal_decode_step(r: Resolved, ctx: ServingContext, batch: float) -> float:
+    """Return the roofline time per output token at datasheet peaks (no efficiencies or overheads).
+
+    At batch 1 this is the seeds' rule: bytes of weights read / memory bandwidth.
+    """
+    micro = max(batch / ctx.pp, 1e-9)
+    weights = weights_read(r, ctx, micro)
+    flops = 2.0 * r.arch.stats.matmul_params_active * micro / (ctx.tp * ctx.pp)
+    memory = (weights + micro * ctx.kv_bytes_mean) / r.gpu.memory_bandwidth_bytes_per_s
+    return max(memory, flops / ctx.peak_flops) * ctx.pp
+
+
+def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates) -> DecodeStep:
+    """Return one decode step's time for ``batch`` concurrent sequences on one replica.
+
+    With ``draft_tokens`` n > 0 (speculative decoding) the step verifies n drafted tokens and one
+    more per sequence in one pass: n + 1 tokens through the products, one KV read per sequence,
+    and n draft passes first, each one layer of the model (DeepSeek-V3's multi-token prediction
+    module is one transformer block, sec. 2.2). A sequence gains (1 - a^(n+1)) / (1 - a) tokens a
+    step at acceptance a (Leviathan et al. 2023, eq. 1).
+    """
+    drafts = r.scenario.draft_tokens
+    verify = _forward_step(r, ctx, batch, rates, 1 + drafts)
+    if not drafts:
+        return verify
+    one = _forward_step(r, ctx, batch, rates, 1)
+    drafting = drafts * one.total / r.arch.layers
+    accept = r.scenario.draft_acceptance
+    gained = (1.0 - accept ** (drafts + 1)) / (1.0 - accept)
+    return verify._replace(drafting=drafting, total=verify.total + drafting, tokens_per_step=gained)
+
+
+def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates, per_sequence: int) -> DecodeStep:
+    """One forward pass of ``per_sequence`` new tokens for each of ``batch`` sequences (no drafting)."""
+    arch, eff = r.arch, rates.eff
+    micro = max(batch / ctx.pp, 1e-9)  # the batch is split into pp micro-batches in flight
+    tokens = micro * per_sequence
+    weights = weights_read(r, ctx, tokens) / rates.weight_bandwidth
+    kv = micro * ctx.kv_bytes_mean / rates.kv_bandwidth
+    compute = 2.0 * arch.stats.matmul_params_active * tokens / (ctx.tp * ctx.pp) / rates.decode_flops_per_s
+    layers = arch.layers / ctx.pp
+    # Launches and the element-wise kernels: time off the roofline, paid at every batch.
+    floor = layers * eff.decode_layer_overhead_s
+    elementwise = tokens * ctx.elementwise_bytes / rates.activation_bandwidth
+    communication = 0.0
+    if ctx.tp > 1:
+        communication = 2.0 * layers * all_reduce_time(tokens * arch.hidden * 2.0, ctx.tp, rates.tp_path)
+    # The products hide their weight reads under their FLOPs (or the reverse); the attention
+    # kernel runs after them, so its KV stream adds.
+    stage = max(weights, compute) + kv + elementwise + floor + communication
+    transfer = 0.0
+    if ctx.pp > 1:
+        transfer = (ctx.pp - 1) * p2p_time(tokens * arch.hidden * 2.0, rates.pp_path)
+    p = ctx.pp
+    return DecodeStep(
+        weights * p, compute * p, kv * p, elementwise * p, floor * p, communication * p + transfer, 0.0,
+        stage * p + transfer,
+    )  # fmt: skip
