@@ -3,8 +3,8 @@ import streamlit as st
 from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
 from ui.catalog import session_catalog
 from ui.charts import show_chart
-from ui.charts.throughput import total_throughput_chart, user_speed_chart
-from ui.controls import steps_with
+from ui.charts.throughput import step_breakdown_chart, total_throughput_chart, user_speed_chart
+from ui.controls import ACCEPTANCE_STEPS, DRAFT_OPTIONS, steps_with
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.rows.throughput import (
@@ -12,12 +12,16 @@ from ui.rows.throughput import (
     PROMPT_STEPS,
     TARGET_STEPS_MS,
     batch_options,
+    breakdown_rows,
+    breakdown_takeaway,
     chosen_rows,
     knee_rows,
     line_rows,
     metric_rows,
     point_rows,
     seconds_from_ms,
+    speculative_label,
+    speculative_settings,
     target_label,
     target_rows,
     throughput_takeaway,
@@ -27,7 +31,7 @@ from ui.sidebar import current_scenario
 
 state = st.session_state
 catalog = session_catalog()
-scenario = current_scenario()
+scenario = current_scenario(**speculative_settings(state))
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 points = batch_sweep(scenario, catalog)
 chosen = batch_sweep(scenario, catalog, [state["batch"]])[0]
@@ -61,6 +65,28 @@ for column, (label, options, label_of, key, help_text) in zip(st.columns(4), con
         label, options, held_value(key, options), format_func=label_of, key=key, persist_state="session", help=help_text
     )
 
+left, right = st.columns([2, 3])
+left.segmented_control(
+    "Speculative decoding (tokens drafted per step)",
+    DRAFT_OPTIONS,
+    default=held_value("draft", DRAFT_OPTIONS),
+    key="draft",
+    required=True,
+    persist_state="session",
+    help="Off is a stock server. Drafts (DeepSeek-V3's multi-token prediction, or a draft model) are checked "
+    "in one pass; each is kept with the acceptance rate on the right.",
+)
+right.select_slider(
+    "Draft acceptance",
+    steps_with(ACCEPTANCE_STEPS, state["accept"]),
+    held_value("accept", steps_with(ACCEPTANCE_STEPS, state["accept"])),
+    format_func=lambda rate: f"{rate:.0%}",
+    key="accept",
+    persist_state="session",
+    disabled=state["draft"] == "off",
+)
+st.caption(speculative_label(scenario))
+
 for row in metric_rows(chosen, knee, fit, state["target"], scenario.prompt_len):
     for column, metric in zip(st.columns(4), row, strict=True):
         column.metric(**metric, border=True)
@@ -79,4 +105,13 @@ else:
     st.caption(
         "Dashed: the roofline at datasheet peaks; dots: expected, coloured by what bounds the decode step. The total "
         "climbs while decode is memory-bound (one weight read serves every sequence); each user slows as it grows."
+    )
+    st.subheader("Where one decode step's time goes", divider="gray")
+    st.markdown(breakdown_takeaway(points))
+    show_chart(step_breakdown_chart, rows=breakdown_rows(points))
+    st.caption(
+        "Each bar is one decode step at that batch. Weight reads and matrix products overlap (the larger is "
+        "paid); the KV cache streams after them; the per-layer floor is the kernels' launches and minimum times; "
+        "communication is the tensor-parallel all-reduces and pipeline transfers; drafting appears only with "
+        "speculative decoding."
     )

@@ -19,11 +19,13 @@ from model.units import parse_quantity
 from model.validation import KINDS
 
 __all__ = [
+    "ACCEPTANCE_STEPS",
     "ANATOMY_VIEWS",
     "AUTO",
     "CARD_STEPS",
     "CONTROLS",
     "CUSTOM",
+    "DRAFT_OPTIONS",
     "METHOD_VIEWS",
     "MICRO_BATCH_OPTIONS",
     "PARAM_STEPS_B",
@@ -64,6 +66,10 @@ ZERO_OPTIONS: tuple[str, ...] = (AUTO, "0", "1", "2", "3")
 TP_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32", "64")
 RECOMPUTE_OPTIONS: tuple[str, ...] = (AUTO, "none", "selective", "full")
 MICRO_BATCH_OPTIONS: tuple[str, ...] = (AUTO, "1", "2", "4", "8", "16", "32")
+DRAFT_OPTIONS: tuple[str, ...] = ("off", "1", "2", "3", "4")
+"""Speculative decoding: tokens drafted per step ('off': a stock server)."""
+ACCEPTANCE_STEPS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+"""Draft acceptance rates offered (DeepSeek-V3 reports 0.85-0.9 for its MTP draft)."""
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
@@ -205,6 +211,8 @@ _ALL = (
     Control("seq", "Training sequence length", 4096, _integer(128, 1_000_000)),
     # Tokens per second.
     Control("target", "Latency target (ms per token)", 50.0, _number(1, 10_000), _big_number),
+    Control("draft", "Speculative decoding", "off", _choice(lambda: DRAFT_OPTIONS)),
+    Control("accept", "Draft acceptance", 0.8, _number(0.5, 0.95), _big_number),
     # Sections of the Method and GPU anatomy pages (one is drawn at a time).
     Control("method_view", "Method section", "assumptions", _choice(lambda: METHOD_VIEWS)),
     Control("anatomy_view", "Anatomy section", "hierarchy", _choice(lambda: ANATOMY_VIEWS)),

@@ -75,6 +75,10 @@ class BatchPoint(NamedTuple):
     """Which side of the roofline the expected decode step is on."""
     fits: bool
     """Whether this batch fits in the replica's memory."""
+    step_parts: tuple[tuple[str, float], ...] = ()
+    """Where one decode step's time goes (seconds by part, adding up to the step; DecodeStep.parts)."""
+    step_s: float = 0.0
+    """One decode step, all pipeline stages (with drafting, it emits more than one token)."""
 
 
 class Knee(NamedTuple):
@@ -146,6 +150,8 @@ def _point(replica: _Replica, batch: int) -> BatchPoint:
         tpot_roofline_s=ideal,
         bound=served.bound,
         fits=batch <= replica.largest_batch,
+        step_parts=served.step.parts,
+        step_s=served.step.total,
     )
 
 

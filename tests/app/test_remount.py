@@ -37,6 +37,8 @@ AWAY_FROM_DEFAULTS = {
     "micro": "2",
     "seq": "8192",
     "target": "100",
+    "draft": "2",
+    "accept": "0.9",
     "method_view": "formulas",
     "anatomy_view": "links",
     "val_kind": "memory",

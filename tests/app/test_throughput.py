@@ -20,8 +20,21 @@ def test_the_page_renders_the_answer_without_an_exception():
         "Tokens/s within target",
     } <= set(values)
     assert "Llama 3.1 8B" in at.title[0].value
-    assert len(at.get("vega_lite_chart")) == 2
+    # Total and per-user speed against batch, and where one decode step's time goes.
+    assert len(at.get("vega_lite_chart")) == 3
     assert "50 ms" in at.markdown[0].value
+    assert any("seeds' rule" in block.value and "×" in block.value for block in at.markdown)
+    assert any("stock server" in caption.value for caption in at.caption)
+
+
+def test_speculative_decoding_is_off_until_asked_and_then_speeds_each_user_up():
+    at = open_page("tokens", model="llama-3.1-70b", cards="8")
+    before = metric_values(at)["Tokens/s per user"]
+    at.segmented_control(key="draft").set_value("2").run()
+    assert not at.exception
+    assert any("speculative decoding: 2 tokens drafted" in caption.value for caption in at.caption)
+    assert metric_values(at)["Tokens/s per user"] != before
+    assert at.query_params["draft"] == "2"  # the link carries it
 
 
 @pytest.mark.parametrize(

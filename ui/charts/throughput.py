@@ -7,8 +7,9 @@ from typing import Literal
 import altair as alt
 
 from ui.charts import ChartData, data_of
+from ui.rows.throughput import STEP_PART_ORDER
 
-__all__ = ["BOUND_COLORS", "total_throughput_chart", "user_speed_chart"]
+__all__ = ["BOUND_COLORS", "step_breakdown_chart", "total_throughput_chart", "user_speed_chart"]
 
 BOUND_COLORS: dict[str, str] = {"memory-bound": "#4C78A8", "compute-bound": "#E45756"}
 """One colour per side of the roofline."""
@@ -172,3 +173,34 @@ def user_speed_chart(
         .encode(x=alt.value(4), y="per_user:Q", text="label:N", tooltip=target_tooltip)
     )
     return alt.layer(*_layers(y, "per_user", data, free_corner="top"), rule, label).properties(height=_HEIGHT)
+
+
+_PART_COLORS = alt.Scale(
+    domain=list(STEP_PART_ORDER),
+    range=["#4C78A8", "#E45756", "#F58518", "#9D755D", "#BAB0AC", "#B279A2", "#72B7B2"],
+)
+
+
+def step_breakdown_chart(rows: ChartData) -> alt.LayerChart:
+    """Stacked shares of one decode step (%) per batch: weight reads or products, KV cache, the rest.
+
+    Args:
+        rows: rows of {batch, part, ms, pct, order}; part is one of STEP_PART_ORDER.
+    """
+    bars = (
+        alt.Chart(data_of(rows))
+        .mark_bar()
+        .encode(
+            x=alt.X("batch:O", title="Batch (concurrent sequences per replica)", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("sum(pct):Q", title="Share of one decode step (%)", stack="zero", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color("part:N", title=None, scale=_PART_COLORS, legend=alt.Legend(orient="right")),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("batch:O", title="Batch"),
+                alt.Tooltip("part:N", title="Part"),
+                alt.Tooltip("ms:Q", title="ms per step", format=",.3f"),
+                alt.Tooltip("pct:Q", title="% of the step", format=".1f"),
+            ],
+        )
+    )
+    return alt.layer(bars).properties(height=300)

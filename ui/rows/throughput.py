@@ -6,9 +6,10 @@ tokens/s as labelled; the only arithmetic is unit conversion).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from model import Scenario
 from model.analyses.serving import BatchPoint, Knee, LatencyFit
 from ui.format import duration, milliseconds, per_second
 
@@ -17,8 +18,11 @@ __all__ = [
     "OUTPUT_STEPS",
     "PROMPT_STEPS",
     "ROOFLINE",
+    "STEP_PART_ORDER",
     "TARGET_STEPS_MS",
     "batch_options",
+    "breakdown_rows",
+    "breakdown_takeaway",
     "chosen_rows",
     "knee_rows",
     "knee_text",
@@ -26,6 +30,8 @@ __all__ = [
     "metric_rows",
     "point_rows",
     "seconds_from_ms",
+    "speculative_label",
+    "speculative_settings",
     "target_label",
     "target_rows",
     "throughput_takeaway",
@@ -47,6 +53,16 @@ BOUND_LABELS = {"memory": "memory-bound", "compute": "compute-bound"}
 """How the chart legend names each side of the roofline."""
 ROOFLINE = "roofline (ideal)"
 EXPECTED = "expected"
+STEP_PART_ORDER: tuple[str, ...] = (
+    "weight reads",
+    "matrix products",
+    "KV cache",
+    "element-wise",
+    "per-layer floor",
+    "communication",
+    "drafting",
+)
+"""The decode step's parts (model.inference.DecodeStep.parts), in stacking and legend order."""
 
 
 def batch_options(points: Sequence[BatchPoint], chosen: int) -> list[int]:
@@ -267,4 +283,65 @@ def throughput_takeaway(fit: LatencyFit, knee: Knee, target_ms: float, first: Ba
         f"One user gets {per_second(first.tokens_per_s_per_user)}; {reach}, "
         f"**{per_second(fit.tokens_per_s)}** in total ({per_second(fit.tokens_per_s_per_user)} each). "
         f"{_knee_clause(knee)}."
+    )
+
+
+def breakdown_rows(points: Sequence[BatchPoint]) -> list[dict[str, Any]]:
+    """Return one row per batch and part of the decode step: {batch, part, ms, pct, order}."""
+    rows = []
+    for point in points:
+        if not point.fits or point.step_s <= 0:
+            continue
+        for part, seconds in point.step_parts:
+            if seconds > 0:
+                rows.append(
+                    {
+                        "batch": point.batch,
+                        "part": part,
+                        "ms": seconds * 1e3,
+                        "pct": seconds / point.step_s * 100.0,
+                        "order": STEP_PART_ORDER.index(part),
+                    }
+                )
+    return rows
+
+
+def _largest_part(point: BatchPoint) -> tuple[str, float]:
+    part, seconds = max(point.step_parts, key=lambda item: item[1])
+    return part, seconds / point.step_s
+
+
+def breakdown_takeaway(points: Sequence[BatchPoint]) -> str:
+    """Say how far one user's step sits above the seeds' rule and what takes its time, alone and full."""
+    fitting = [point for point in points if point.fits and point.step_s > 0]
+    if not fitting:
+        return ""
+    one, full = fitting[0], fitting[-1]
+    part, share = _largest_part(one)
+    text = (
+        f"The seeds' rule (weights read ÷ bandwidth, at datasheet peak) gives {milliseconds(one.tpot_roofline_s)} "
+        f"per token for one user; the expected step takes {milliseconds(one.step_s)}, "
+        f"{one.step_s / one.tpot_roofline_s:,.1f}× the rule: **{part}** takes {share:.0%} of it."
+    )
+    if full.batch != one.batch:
+        part, share = _largest_part(full)
+        text += f" At {full.batch:,} sequences, **{part}** takes {share:.0%}."
+    return text
+
+
+def speculative_settings(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Map the page's speculative-decoding controls onto Scenario fields ('off' is none drafted)."""
+    drafts = 0 if state["draft"] == "off" else int(state["draft"])
+    return {"draft_tokens": drafts, "draft_acceptance": float(state["accept"])}
+
+
+def speculative_label(scenario: Scenario) -> str:
+    """Say which server the figures describe: a stock one, or one verifying drafted tokens."""
+    if not scenario.draft_tokens:
+        return "These figures are a stock server's: one token per sequence per step, no speculative decoding."
+    drafts = scenario.draft_tokens
+    return (
+        f"These figures assume speculative decoding: {drafts} token{'s' if drafts > 1 else ''} drafted per step, "
+        f"each accepted {scenario.draft_acceptance:.0%} of the time (Leviathan et al. 2023); a stock server is "
+        "slower per user."
     )
