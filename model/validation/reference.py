@@ -20,7 +20,7 @@ from model.units import parse_quantity
 
 __all__ = ["KINDS", "PREDICTIONS", "TRAINING_KINDS", "TYPED_FIELDS", "Reference", "load_references"]
 
-KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "memory")
+KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "moe_serving", "memory")
 """The kinds of measurement the estimate is scored on (cost entries are inputs, not predictions)."""
 TRAINING_KINDS: tuple[str, ...] = KINDS[:2]
 PREDICTIONS: tuple[str, ...] = (

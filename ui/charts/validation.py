@@ -12,6 +12,7 @@ KIND_COLORS: dict[str, str] = {
     "Training totals": "#4C78A8",
     "Training throughput": "#F58518",
     "Inference": "#54A24B",
+    "MoE serving": "#E45756",
     "Memory": "#B279A2",
 }
 """One colour per kind of measurement."""

@@ -30,6 +30,7 @@ KIND_LABELS: dict[str, str] = {
     "training_total": "Training totals",
     "training_throughput": "Training throughput",
     "inference": "Inference",
+    "moe_serving": "MoE serving",
     "memory": "Memory",
 }
 QUOTE_LIMIT = 240
