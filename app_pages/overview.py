@@ -1,6 +1,7 @@
 import streamlit as st
 
 from model.analyses.compare import cpu_versus_gpu, serving_pair
+from model.layouts.serving import replica_name
 from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
@@ -71,8 +72,8 @@ c1.metric(
     joined(f"ideal {short_milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", short_milliseconds)),
     **QUIET,
     border=True,
-    help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Replica: tp {single.tp} × pp "
-    f"{single.pp}.{RANGE_NOTE}",
+    help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Replica: "
+    f"{replica_name(single.tp, single.pp, single.ep)}.{RANGE_NOTE}",
 )
 c2.metric(
     "Tokens/s, one user",

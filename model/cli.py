@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog
 from model.estimate import estimate
+from model.layouts.serving import replica_name
 from model.limits import ScenarioError
 from model.precision import KV_PRECISIONS, PRECISIONS
 from model.results import Estimate
@@ -159,6 +160,10 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         help="speculative decoding: tokens drafted and verified per step (0: off)",
     )  # fmt: skip
     inf.add_argument("--draft-acceptance", type=_fraction, metavar="F", help="chance a drafted token is accepted")
+    inf.add_argument(
+        "--attention-dp", type=_whole("cards of attention data parallelism", 1, 4096), metavar="N",
+        help="serve a mixture of experts attention-data-parallel over N cards, experts split over them (1: never)",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -221,7 +226,7 @@ def _summary(result: Estimate) -> str:
         "inference:",
         f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
         f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
-        f"replica tp {i.tp} x pp {i.pp}, {i.dp} replicas; batch {i.batch} (max {i.max_batch})",
+        f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch} (max {i.max_batch})",
         f"  TTFT {i.ttft_s * 1e3:,.1f} ms, TPOT {i.tpot_s * 1e3:,.2f} ms (roofline {i.tpot_roofline_s * 1e3:,.2f} ms), "
         f"{i.decode_tokens_per_s_per_user:,.1f} tokens/s per user, {i.decode_tokens_per_s:,.0f} tokens/s in total, "
         f"{i.bound}-bound"

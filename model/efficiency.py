@@ -73,9 +73,18 @@ class Efficiencies:
     dequant_bandwidth: float
     """Bandwidth share of weight-only int8/int4/fp4 kernels relative to 16-bit ones (dequantising
     costs instructions: gpt-fast int8 reaches 155.6 vs 104.9 tok/s for a 2x smaller read)."""
-    decode_layer_overhead_s: float
-    """Fixed time per transformer layer per forward step: kernel launches, norms, rotary,
-    sampling. Dominates small-batch decode of small models."""
+    expert_read_half_bytes: float
+    """Bytes of one expert's matrices on one card at which a grouped expert kernel streams them at
+    half the weight bandwidth: it works expert by expert, so a small slice (DeepSeek-V3's 2,048-wide
+    experts split 8 ways: 5.5 MB) leaves most of the chip idle, a large one (Mixtral's: 44 MB)
+    streams near full speed, as matrix products do with size. Fitted once on every serving
+    measurement."""
+    kernel_floor_s: float
+    """The least time one serving kernel takes, its launch included (servers replay decode as
+    CUDA graphs, which removes host launch cost but not each kernel's start, ramp and drain).
+    A forward pass pays it once per kernel (model.inference.context.kernels_per_pass): this,
+    not the weight stream, sets batch-1 speed of models with many layers and many kernels
+    per layer (MoE routing, MLA). Fitted once on every serving measurement."""
     collective_bandwidth: float
     """Share of a link's per-direction bandwidth a large collective reaches when the link row
     has no measured figure (nccl-tests: NVLink 0.78-0.83, interconnects.yaml)."""
@@ -127,9 +136,10 @@ EXPECTED = Efficiencies(
     training_matmul_vs_ceiling=0.70,
     attention_vs_matmul=0.75,
     memory_bandwidth=0.85,
-    kv_read_bandwidth=0.90,
+    kv_read_bandwidth=1.0,
     dequant_bandwidth=0.70,
-    decode_layer_overhead_s=20e-6,
+    expert_read_half_bytes=12e6,
+    kernel_floor_s=6e-6,
     collective_bandwidth=0.80,
     network_bandwidth=0.85,
     tp_overlap=0.30,
@@ -139,7 +149,7 @@ EXPECTED = Efficiencies(
     elementwise_traffic_factor=6.0,
     failure_rate_per_gpu_hour=1.97e-5,
     hours_lost_per_failure=0.34,
-    run_overhead=0.15,
+    run_overhead=0.25,
     optimizer_bytes_per_param=28.0,
 )
 
@@ -186,7 +196,7 @@ def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
         memory_bandwidth=_capped(base.memory_bandwidth * memory),
         collective_bandwidth=_capped(base.collective_bandwidth * links),
         network_bandwidth=_capped(base.network_bandwidth * links),
-        decode_layer_overhead_s=base.decode_layer_overhead_s * overhead,
+        kernel_floor_s=base.kernel_floor_s * overhead,
         tp_overlap=min(0.95, base.tp_overlap * overlap),
         dp_overlap=min(0.98, base.dp_overlap * overlap),
         ep_overlap=min(0.95, base.ep_overlap * overlap),

@@ -12,19 +12,16 @@ from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
 from model.inference import (
     DecodeStep,
+    ServingLoad,
     ideal_decode_step,
+    inference_memory,
     loaded_serving,
     serving_rates,
 )
 from model.layouts.plan import plan_training
 from model.layouts.serving import InferencePlan, plan_serving
 from model.layouts.training import CANDIDATES_SHOWN
-from model.memory import (
-    RUNTIME_BYTES,
-    ServingLoad,
-    inference_memory,
-    training_regime,
-)
+from model.memory import RUNTIME_BYTES, training_regime
 from model.precision import compute_precision
 from model.results import Estimate, InferenceEstimate, Range, ServingCandidate, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
@@ -206,12 +203,16 @@ def _inference(
     plan, ranked, largest, expected = plan_serving(r, load, key, variants[0])
 
     def batch_of(plan: InferencePlan) -> int:
-        return max(1, largest[plan.tp, plan.pp]) if s.batch == "max" else wanted
+        return max(1, largest[plan.key]) if s.batch == "max" else wanted
 
-    most, batch = largest[plan.tp, plan.pp], batch_of(plan)
-    memory = plan.memory if batch == wanted else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp)
+    most, batch = largest[plan.key], batch_of(plan)
+    memory = (
+        plan.memory
+        if batch == wanted
+        else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp, ep=plan.ep)
+    )
     candidates = tuple(
-        ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total)
+        ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
         for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
     )
     fits = memory.total <= gpu.memory_bytes
@@ -220,7 +221,7 @@ def _inference(
         warnings.append(
             f"inference does not fit: needs {_bytes(memory.total)} per card, has {_bytes(gpu.memory_bytes)} ({limit})"
         )
-    ctx, first = expected[plan.tp, plan.pp]
+    ctx, first = expected[plan.key]
     ideal = ideal_decode_step(r, ctx, batch)
     price = r.price_per_gpu_hour
     served = [first, *(loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in variants[1:])]
@@ -256,6 +257,7 @@ def _inference(
         tp=plan.tp,
         pp=plan.pp,
         dp=plan.dp,
+        ep=plan.ep,
         decode=step,
         compute_precision=key,
         layout_candidates=candidates,

@@ -5,8 +5,7 @@ state (fp32 master copy, momentum and variance) per parameter: the 16 bytes of t
 (Rajbhandari et al. 2020, sec. 3.1), which ZeRO stages 1-3 divide by the data-parallel degree.
 Activations follow Korthikanti et al. 2022 ("Reducing Activation Recomputation", sec. 4) with
 sequence parallelism, 1F1B pipeline in-flight micro-batches and recomputation modes.
-Inference: resident weights (all experts), the KV cache at the final context, one layer's
-transient activations for a prefill chunk, logits, and the runtime's own footprint.
+Serving memory is model.inference.memory.
 """
 
 from __future__ import annotations
@@ -15,21 +14,15 @@ import math
 from typing import NamedTuple
 
 from model.architecture import Architecture
-from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element, weight_bytes
-from model.scenario import MAX_BATCH, Finetune, Optimizer, Recompute, trains_adapters
+from model.precision import QUANTIZED_WEIGHT_PRECISIONS, weight_bytes
+from model.scenario import Finetune, Optimizer, Recompute, trains_adapters
 
 __all__ = [
-    "InferenceMemory",
     "Layout",
-    "ServingLoad",
     "TrainingMemory",
     "TrainingRegime",
     "TrainingStates",
     "combined_memory",
-    "inference_memory",
-    "inference_weight_bytes",
-    "kv_bytes_per_sequence",
-    "max_batch_that_fits",
     "training_activations",
     "training_memory",
     "training_regime",
@@ -84,27 +77,6 @@ class TrainingMemory(NamedTuple):
     weights: float
     gradients: float
     optimizer: float
-    activations: float
-    other: float
-    total: float
-
-
-class ServingLoad(NamedTuple):
-    """What every sequence of a serving replica brings: weight and cache formats, context, prompt."""
-
-    precision: str
-    kv_precision: str
-    context: float
-    """Tokens each sequence holds at its end: prompt plus output."""
-    prompt_len: int
-    runtime_bytes: float = RUNTIME_BYTES
-
-
-class InferenceMemory(NamedTuple):
-    """Inference memory per card, in bytes."""
-
-    weights: float
-    kv_cache: float
     activations: float
     other: float
     total: float
@@ -287,64 +259,3 @@ def training_memory(
         in_flight=min(layout.pp, microbatches), recompute=recompute, flash_attention=flash_attention, vp=vp,
     )  # fmt: skip
     return combined_memory(training_states(arch, regime, layout), activations, runtime_bytes)
-
-
-def inference_weight_bytes(arch: Architecture, precision: str) -> float:
-    """Return the bytes of all resident weights, the 16-bit embedding/head of quantised models included."""
-    return weight_bytes(arch.stats.total_params, precision, arch.stats.embedding_and_head_params)
-
-
-def kv_bytes_per_sequence(arch: Architecture, context: float, kv_precision: str, tp: int, pp: int) -> float:
-    """Return one sequence's KV cache per card at ``context`` tokens.
-
-    K and V for every layer and KV head (grouped-query attention shares them across query heads),
-    or MLA's compressed latent plus rope key; a sliding window caps the cached context. Heads
-    split over tensor parallelism down to one per card (then they are replicated); MLA's latent
-    is replicated on every card.
-    """
-    if arch.sliding_window:
-        context = min(context, arch.sliding_window)
-    shards = min(tp, arch.stats.kv_heads_for_sharding)
-    return context * arch.stats.kv_elements_per_token * bytes_per_element(kv_precision) / (shards * pp)
-
-
-def inference_memory(arch: Architecture, load: ServingLoad, *, batch: int, tp: int, pp: int) -> InferenceMemory:
-    """Return inference memory per card for ``batch`` sequences of ``load.context`` tokens."""
-    weights = inference_weight_bytes(arch, load.precision) / (tp * pp)
-    kv = batch * kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp)
-    chunk = min(PREFILL_CHUNK_TOKENS, batch * load.prompt_len)
-    transient = chunk * arch.stats.activation_bytes_per_token_layer / tp
-    logits = batch * arch.vocab * LOGIT_BYTES / tp
-    activations = transient + logits
-    total = weights + kv + activations + load.runtime_bytes
-    return InferenceMemory(weights, kv, activations, load.runtime_bytes, total)
-
-
-def max_batch_that_fits(arch: Architecture, capacity_bytes: float, load: ServingLoad, *, tp: int, pp: int) -> int:
-    """Return the most concurrent sequences of ``load.context`` tokens that fit per replica (0: none).
-
-    Memory is linear in the batch on two pieces: while batch x prompt is under one prefill chunk,
-    each sequence adds its prompt's transient activations; past it the chunk is full and each
-    sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
-    """
-    prompt_len = load.prompt_len
-    fixed = inference_weight_bytes(arch, load.precision) / (tp * pp) + load.runtime_bytes
-    activation = arch.stats.activation_bytes_per_token_layer / tp
-    per_sequence = kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
-    chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
-    small = (capacity_bytes - fixed) / (per_sequence + prompt_len * activation)
-    large = (capacity_bytes - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
-    candidates = [min(small, chunk_limit)]
-    if large > chunk_limit:
-        candidates.append(large)
-    batch = int(min(max(candidates), MAX_BATCH))
-
-    def fits(b: int) -> bool:
-        return inference_memory(arch, load, batch=b, tp=tp, pp=pp).total <= capacity_bytes
-
-    # Floating-point rounding at the boundary: settle on the exact largest batch.
-    while batch > 0 and not fits(batch):
-        batch -= 1
-    while batch < MAX_BATCH and fits(batch + 1):
-        batch += 1
-    return max(batch, 0)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from model.inference import DecodeStep
-from model.memory import InferenceMemory, Layout, TrainingMemory
+from model.inference import DecodeStep, InferenceMemory
+from model.memory import Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
 
@@ -70,6 +70,8 @@ class ServingCandidate(NamedTuple):
     decode_tokens_per_s: float
     """Output tokens per second over every replica."""
     memory_per_gpu: float
+    ep: int = 1
+    """Cards of attention data parallelism with experts split over them (1: a tp x pp replica)."""
 
 
 class TrainingEstimate(NamedTuple):
@@ -136,6 +138,8 @@ class InferenceEstimate(NamedTuple):
     compute_precision: str
     layout_candidates: tuple[ServingCandidate, ...]
     """The chosen replica first, then the other replicas that fit, best first."""
+    ep: int = 1
+    """Cards of attention data parallelism with the routed experts split over them (1: tp x pp)."""
 
 
 class Estimate(NamedTuple):

@@ -108,6 +108,9 @@ class Scenario:
     utilization: float = 0.7
     target_tpot_s: float | None = None
     """The slowest time per output token a full-load serving layout may give (None: no target)."""
+    attention_dp: int | None = None
+    """Serving a mixture of experts: attention data-parallel over this many cards, experts split
+    over them (1: never; None: the engine chooses)."""
     draft_tokens: int = 0
     """Speculative decoding: tokens drafted per step and verified in one pass (0: off, a stock server)."""
     draft_acceptance: float = 0.8

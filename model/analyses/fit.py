@@ -27,7 +27,8 @@ from typing import NamedTuple
 from model.analyses.search import largest_passing
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.memory import InferenceMemory, TrainingMemory
+from model.inference import InferenceMemory
+from model.memory import TrainingMemory
 from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Scenario
 
 __all__ = [
@@ -130,9 +131,9 @@ def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scena
 
 
 def pinned_serving(scenario: Scenario, catalog: Catalog | None = None) -> Scenario:
-    """Return ``scenario`` with its serving replica (tensor and pipeline degrees) fixed as the engine chose it."""
+    """Return ``scenario`` with its serving replica (tp, pp, attention DP) fixed as the engine chose it."""
     inference = estimate(scenario, catalog).inference
-    return dataclasses.replace(scenario, tp=inference.tp, pp=inference.pp)
+    return dataclasses.replace(scenario, tp=inference.tp, pp=inference.pp, attention_dp=inference.ep)
 
 
 def with_context(scenario: Scenario, tokens: int) -> Scenario:
@@ -254,10 +255,9 @@ def zero_stage_sweep(scenario: Scenario, catalog: Catalog | None = None) -> Knob
 
 
 def recompute_sweep(scenario: Scenario, catalog: Catalog | None = None) -> KnobSweep:
-    """Return training memory per card with no, selective and full activation recomputation, the layout held.
+    """Return training memory per card with no, selective and full recomputation, the layout held.
 
-    "full" recomputes every layer; when the chosen layout recomputes only some of each stage's
-    layers, that setting is a fourth point, "full, k layers", marked as the one in use.
+    When the chosen layout recomputes only k of a stage's layers, "full, k layers" is a fourth point.
     """
     cat = catalog or default_catalog()
     pinned = pinned_training(scenario, cat)

@@ -121,7 +121,9 @@ def _replica(scenario: Scenario, catalog: Catalog | None, efficiencies: Efficien
     """Resolve the scenario's serving replica exactly as ``estimate(batch="max")`` lays it out."""
     full = estimate(dataclasses.replace(scenario, batch="max"), catalog, efficiencies=efficiencies)
     r, inference = full.resolved, full.inference
-    context = serving_context(r, tp=inference.tp, pp=inference.pp, compute_key=inference.compute_precision)
+    context = serving_context(
+        r, tp=inference.tp, pp=inference.pp, compute_key=inference.compute_precision, ep=inference.ep
+    )
     return _Replica(
         resolved=r,
         context=context,

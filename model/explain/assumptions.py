@@ -17,6 +17,7 @@ from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies, achievable_bandwidth, matmul_ceiling_share
 from model.estimate import estimate
+from model.layouts.serving import replica_name
 from model.precision import compute_precision
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, Scenario
 from model.units import GB, TERA, format_count
@@ -41,7 +42,7 @@ def range_multipliers(variant: Efficiencies) -> dict[str, float]:
         "compute": variant.compute_scale / EXPECTED.compute_scale,
         "memory": variant.memory_scale / EXPECTED.memory_scale,
         "links": variant.link_scale / EXPECTED.link_scale,
-        "overheads": variant.decode_layer_overhead_s / EXPECTED.decode_layer_overhead_s,
+        "overheads": variant.kernel_floor_s / EXPECTED.kernel_floor_s,
         "overlap": variant.tp_overlap / EXPECTED.tp_overlap,
     }
 
@@ -62,7 +63,7 @@ _EFFICIENCY_NOTES: dict[str, tuple[str, str]] = {
         "Weight-only quantised streaming",
         "int8/int4/fp4 weights stream slower than 16-bit (gpt-fast)",
     ),
-    "decode_layer_overhead_s": ("Overhead per layer per step", "Kernel launches, norms, rotary, sampling"),
+    "kernel_floor_s": ("Overhead per layer per step", "Kernel launches, norms, rotary, sampling"),
     "collective_bandwidth": (
         "Scale-up collective share",
         "Of a link's per-direction bandwidth without a measured figure (nccl-tests NVLink 0.78-0.83)",
@@ -223,7 +224,7 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
         ),
         Assumption(
             "Serving replica",
-            f"tp {serving.tp} × pp {serving.pp}, {serving.dp:,} replicas",
+            f"{replica_name(serving.tp, serving.pp, serving.ep)}, {serving.dp:,} replicas",
             ("Fits" if serving.fits else "Does not fit")
             + f"; full load: {serving.max_batch:,} sequences of {s.prompt_len:,} + {s.output_len:,} tokens per replica",
         ),

@@ -11,6 +11,7 @@ from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.communication import RING_STEP_LATENCY_S
 from model.efficiency import EXPECTED
 from model.explain._formula import Formula, filed, scientific
+from model.explain._serving import SERVING
 from model.memory import FRAGMENTATION, LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS
 from model.units import GB, format_count
@@ -62,7 +63,7 @@ _TABLE: tuple[str | Formula, ...] = (
         "Bytes per element: fp32 4, bf16/fp16 2, fp8/int8 1, int4/fp4 0.5625 (4.5 bits with block scales)",
         "Format definitions; llama.cpp Q4_0 (32 weights in 18 bytes), NVFP4 (one FP8 scale per 16 values); "
         "bitsandbytes/GPTQ/AWQ keep the LM head in 16-bit",
-        "model.memory.inference_weight_bytes",
+        "model.inference.inference_weight_bytes",
     ),
     Formula(
         "KV cache per sequence, per card",
@@ -71,7 +72,7 @@ _TABLE: tuple[str | Formula, ...] = (
         "Serving memory at the final context (prompt + output); decode traffic at prompt + output / 2",
         "K and V both cached per layer (Vaswani et al. 2017); GQA (Ainslie et al. 2023); MLA latent "
         "(DeepSeek-V2 eq. 9-10); docs/reference/peer_tools.md: tools that forget V or GQA",
-        "model.memory.kv_bytes_per_sequence",
+        "model.inference.kv_bytes_per_sequence",
     ),
     Formula(
         "Training states and ZeRO",
@@ -117,14 +118,14 @@ _TABLE: tuple[str | Formula, ...] = (
         f"{LOGIT_BYTES:g}-byte logits per sequence",
         "PyTorch's CUDA context 0.3-0.8 GB, vLLM profiles ~1 GB non-torch memory on H100; chunk = vLLM "
         "max_num_batched_tokens; fragmentation: derived assumption",
-        "model.memory.inference_memory",
+        "model.inference.inference_memory",
     ),
     Formula(
         "Most concurrent sequences",
         r"b_{max} = \left\lfloor \frac{C - M_w/(t p) - M_{runtime} - M_{chunk}}{M_{kv} + 4V/t} \right\rfloor",
         "Full load: the batch that fills the card's memory C",
         "Derived definition",
-        "model.memory.max_batch_that_fits",
+        "model.inference.max_batch_that_fits",
     ),
     "Training time",
     Formula(
@@ -248,49 +249,7 @@ _TABLE: tuple[str | Formula, ...] = (
         "Published characterisations of all-reduce overlapped with GEMM: overlapped GEMMs run 10-30 % slower",
         "model.training.step_time",
     ),
-    "Serving",
-    Formula(
-        "Decode roofline (the ideal)",
-        r"t_{ideal} = p \cdot \max\left(\frac{W_{read}/(t p) + b_\mu M_{kv}}{B_{peak}},"
-        r"\ \frac{2 N_{mm} b_\mu}{t\,p\,P}\right),\quad b_\mu = b/p",
-        "At batch 1 this is the seeds' rule: time per token ≈ bytes of weights read / memory bandwidth",
-        "Roofline, Williams et al. 2009; seed article docs/seeds/ai-infra-gpu-centric.zh.txt, 1.2",
-        "model.inference.ideal_decode_step",
-    ),
-    Formula(
-        "Decode step (expected)",
-        r"t = p\left[\max\left(\frac{W_{read}}{B_w} + \frac{b_\mu M_{kv}}{B_{ach}},\ "
-        r"\frac{2N_{mm}b_\mu}{t\,p\,P\,c}\right) + \frac{L}{p}\left(\tau + 2T_{AR}\right)\right] + (p-1)T_{p2p}",
-        f"B_ach: measured or {EXPECTED.memory_bandwidth:g} × peak; weight-only int8/int4/fp4 stream at "
-        f"{EXPECTED.dequant_bandwidth:g} of that; τ = {EXPECTED.decode_layer_overhead_s * 1e6:g} µs per layer "
-        "(launches, norms, sampling)",
-        "H200 microbench weight streaming 0.84-0.88 of 4.8 TB/s; gpt-fast A100 ~1700 of 2039 GB/s, int8 155.6",
-        "model.inference.decode_step",
-    ),
-    Formula(
-        "Prefill and time to first token",
-        r"T_{pre} = \max\left(\sum_i \frac{2 N_i T}{t\,p\,P\,c}\left(1 + \frac{W_0}{W_i}\right) + "
-        r"\frac{F_{att}}{P_{16}c'},\ \frac{W_{read}}{B_w}\right) + \frac{L}{p}\tau \quad \text{per stage}",
-        "T prompt tokens; one prompt passes p stages in turn, many fill the pipeline in 2p - 1 stage times; "
-        "under load the first token also waits half a decode step",
-        "Roofline with the matrix-product efficiency above; Sarathi-Serve, Agrawal et al. 2024",
-        "model.inference.prefill_time",
-    ),
-    Formula(
-        "Throughput under continuous batching",
-        r"R = \frac{d \cdot b \cdot n_{out}}{T_{pre}(b) + n_{out}\, t},"
-        r"\quad t_{user} = t + \frac{T_{pre}(b)\,(b-1)}{b\, n_{out}}",
-        "A loaded server also prefills arriving requests: output tokens over prefill plus decode time, all d replicas",
-        "Sarathi-Serve, Agrawal et al. 2024, sec. 2 (prefill of arriving requests stalls decode)",
-        "model.inference.loaded_serving",
-    ),
-    Formula(
-        "Price per million output tokens",
-        r"\$/\text{M} = \frac{\text{price} \cdot n_{cards} / 3600}{R \cdot u} \times 10^6",
-        "u: utilisation, the share of time the server is busy",
-        "Derived definition",
-        "model.estimate.estimate",
-    ),
+    *SERVING,
     "Hardware",
     Formula(
         "Precision the products run in",

@@ -12,8 +12,8 @@ Prefill: 2 N FLOPs per prompt token plus causal attention, at the products' effi
 Under continuous batching a replica also prefills arriving requests, so its output rate is
 output tokens over prefill plus decode time (Sarathi-Serve, Agrawal et al. 2024, sec. 2).
 
-Rooms: ``context`` (what a replica reads and the rates it reaches), ``decode``, ``prefill``,
-``load`` (continuous batching). Import these names from ``model.inference``.
+Rooms: ``memory`` (what a card holds), ``context`` (what a replica reads and the rates it
+reaches), ``decode``, ``prefill``, ``load`` (continuous batching). Import these names from ``model.inference``.
 """
 
 from model.inference.context import (
@@ -26,18 +26,32 @@ from model.inference.context import (
 )
 from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
 from model.inference.load import LoadedServing, loaded_serving
+from model.inference.memory import (
+    InferenceMemory,
+    ServingLoad,
+    inference_memory,
+    inference_weight_bytes,
+    kv_bytes_per_sequence,
+    max_batch_that_fits,
+)
 from model.inference.prefill import prefill_time
 
 __all__ = [
     "DecodeStep",
+    "InferenceMemory",
     "LoadedServing",
     "ServingContext",
+    "ServingLoad",
     "ServingRates",
     "decode_step",
     "elementwise_bytes_per_token",
     "expected_experts_touched",
     "ideal_decode_step",
+    "inference_memory",
+    "inference_weight_bytes",
+    "kv_bytes_per_sequence",
     "loaded_serving",
+    "max_batch_that_fits",
     "prefill_time",
     "serving_context",
     "serving_rates",

@@ -13,18 +13,24 @@ from typing import NamedTuple
 from model.architecture import Architecture
 from model.communication import GroupPath, group_path
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_ceiling_share, matmul_efficiency
-from model.memory import kv_bytes_per_sequence
+from model.inference.memory import kv_bytes_per_sequence
 from model.precision import bytes_per_element, weight_bytes
 from model.scenario import Resolved
 
 __all__ = [
+    "GROUPED_TILE_ROWS",
     "ServingContext",
     "ServingRates",
+    "decode_attention_flops_per_key",
     "elementwise_bytes_per_token",
     "expected_experts_touched",
+    "expert_tile_use",
+    "grouped_expert_work",
+    "kernels_per_pass",
     "serving_context",
     "serving_rates",
     "weights_read",
+    "weights_read_time",
 ]
 
 
@@ -37,6 +43,10 @@ class ServingContext(NamedTuple):
     """One routed expert of one layer."""
     kv_bytes_mean: float
     """One sequence's KV cache per card at the mean decode context."""
+    attention_flops_mean: float
+    """Decode attention FLOPs of one new token per card at the mean context (its heads' share)."""
+    kernels: float
+    """Kernels one forward pass launches on one pipeline stage (see :func:`kernels_per_pass`)."""
     elementwise_bytes: float
     """Activation bytes the element-wise kernels move per token on one card, all its layers."""
     compute_key: str
@@ -44,10 +54,23 @@ class ServingContext(NamedTuple):
     ceiling_share: float | None
     tp: int
     pp: int
+    ep: int = 1
+    """Attention data parallelism over ep cards, the routed experts split over them (1: none)."""
+
+    def local_sequences(self, sequences: float) -> float:
+        """Sequences the busiest card of a replica attends to: all, or its share under attention DP."""
+        if self.ep <= 1:
+            return sequences
+        return max(sequences / self.ep, min(sequences, 1.0))
 
 
-def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str) -> ServingContext:
-    """Collect the per-replica sizes decode and prefill need; products run in ``compute_key``."""
+def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str, ep: int = 1) -> ServingContext:
+    """Collect the per-replica sizes decode and prefill need; products run in ``compute_key``.
+
+    With ``ep`` > 1 (tp and pp 1) every card holds attention and dense weights whole, its own
+    sequences' KV cache and 1/ep of the routed experts; each MoE layer adds a dispatch and a
+    combine kernel and their all-to-alls (DeepSeek-V3 sec. 3.4; SGLang's DP attention).
+    """
     arch, stats = r.arch, r.arch.stats
     # The LM head stays 16-bit under weight-only quantisation (tied or not, it is read every step).
     dense_bytes = weight_bytes(stats.dense_matmul_params, r.precision, stats.head_params)
@@ -56,13 +79,83 @@ def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str) -> Servi
         dense_weight_bytes=dense_bytes,
         expert_bytes=stats.expert_params * bytes_per_element(r.precision),
         kv_bytes_mean=kv_bytes_per_sequence(arch, context, r.kv_precision, tp, pp),
+        attention_flops_mean=decode_attention_flops_per_key(arch) * context / (tp * pp),
+        kernels=(kernels_per_pass(arch) + (2.0 * stats.moe_layers if ep > 1 else 0.0)) / pp,
         elementwise_bytes=elementwise_bytes_per_token(arch, tp) * arch.layers / pp,
         compute_key=compute_key,
         peak_flops=r.gpu.dense_flops_per_s[compute_key],
         ceiling_share=matmul_ceiling_share(r.gpu, compute_key),
         tp=tp,
         pp=pp,
+        ep=ep,
     )
+
+
+KERNELS_NORMS = 2
+"""Fused residual-add + RMSNorm before attention and before the MLP (vLLM, SGLang, TensorRT-LLM)."""
+KERNELS_ATTENTION = {"standard": 4, "mla": 9}
+"""QKV projection, rotary, attention, output projection; multi-head latent attention (vLLM's
+deepseek_v2.py absorbed decode path): q_a projection, its norm, q_b projection, kv_a norm, rotary,
+the two absorbed batched products, FlashMLA attention, output projection."""
+KERNELS_DENSE_MLP = 3
+"""Gate-and-up projection, activation-and-multiply, down projection."""
+KERNELS_MOE = 7
+"""Router product, top-k softmax, token sort and alignment, the two grouped expert products, the
+activation between them, and the weighted combine (vLLM's fused_moe path); shared experts add a
+dense MLP's three."""
+
+
+def kernels_per_pass(arch: Architecture) -> float:
+    """Return the kernels one forward pass of all layers launches (the all-reduces are counted apart)."""
+    attention = KERNELS_ATTENTION.get(arch.attention, KERNELS_ATTENTION["standard"])
+    moe_layers = arch.stats.moe_layers
+    moe = KERNELS_MOE + (KERNELS_DENSE_MLP if arch.shared_experts else 0)
+    dense = arch.layers - moe_layers
+    return float(arch.layers * (KERNELS_NORMS + attention) + dense * KERNELS_DENSE_MLP + moe_layers * moe)
+
+
+GROUPED_TILE_ROWS = 16
+"""Rows of one tile of a grouped expert product: each expert's tokens are padded to a multiple of
+it (vLLM's moe_align_block_size; 16 is fused_moe's smallest BLOCK_SIZE_M, which its tuned
+configurations use for decode-sized steps). Larger steps' lower tile efficiency is the launch
+size's (model.efficiency.matmul_efficiency), so the padding alone never grows faster than the rows."""
+
+
+def grouped_expert_work(arch: Architecture, tokens: float, tp: int) -> float:
+    """Return the FLOPs of one layer's grouped expert product for ``tokens`` tokens on one card.
+
+    Serving kernels multiply every expert a step routes to in one grouped launch (vLLM's
+    fused_moe, DeepGEMM's grouped GEMMs), so the launch, not each expert, is the unit whose size
+    sets the efficiency (model.efficiency.matmul_efficiency).
+    """
+    return 2.0 * tokens * arch.active_experts * arch.hidden * arch.expert_ffn / tp
+
+
+def expert_tile_use(arch: Architecture, tokens: float) -> float:
+    """Return the share of a grouped product's tile rows that hold tokens, not padding.
+
+    ``tokens`` tokens route to k experts each, spread over the experts they touch; each expert's
+    rows are padded to whole tiles (:data:`GROUPED_TILE_ROWS`). Few tokens per expert waste most
+    of each tile: a DeepSeek-V3 step of 1,024 tokens gives 32 rows per expert, half a tile.
+    """
+    touched = expected_experts_touched(arch.experts, arch.active_experts, tokens)
+    if touched <= 0:
+        return 1.0
+    rows = tokens * arch.active_experts / touched
+    return rows / (GROUPED_TILE_ROWS * math.ceil(rows / GROUPED_TILE_ROWS))
+
+
+def decode_attention_flops_per_key(arch: Architecture) -> float:
+    """Return the FLOPs one decoding query spends on one cached key, over all layers.
+
+    Multi-head latent attention decodes in the latent space (DeepSeek-V2 sec. 2.1.2: the key and
+    value up-projections are absorbed into the query and output): every head scores the 512-wide
+    latent plus the 64-wide rope key and sums the latent, 2 x heads x (2 x 512 + 64) per key,
+    several times the standard form's, which is why FlashMLA decode is compute-bound.
+    """
+    if arch.attention == "mla":
+        return 2.0 * arch.layers * arch.heads * (2 * arch.kv_lora_rank + arch.qk_rope_head_dim)
+    return arch.stats.attention_flops_per_token_per_key
 
 
 def elementwise_bytes_per_token(arch: Architecture, tp: int) -> float:
@@ -98,13 +191,31 @@ def expected_experts_touched(experts: int, active: int, tokens: float) -> float:
 
 
 def weights_read(r: Resolved, ctx: ServingContext, tokens: float) -> float:
-    """Weight bytes one forward pass over ``tokens`` tokens reads, per card."""
+    """Weight bytes one forward pass over ``tokens`` tokens (the whole replica's) reads, per card."""
+    return (ctx.dense_weight_bytes + _expert_bytes_read(r, ctx, tokens) / ctx.ep) / (ctx.tp * ctx.pp)
+
+
+def _expert_bytes_read(r: Resolved, ctx: ServingContext, tokens: float) -> float:
     arch = r.arch
-    experts = 0.0
-    if arch.is_moe:
-        touched = expected_experts_touched(arch.experts, arch.active_experts, tokens)
-        experts = arch.stats.moe_layers * touched * ctx.expert_bytes
-    return (ctx.dense_weight_bytes + experts) / (ctx.tp * ctx.pp)
+    if not arch.is_moe:
+        return 0.0
+    touched = expected_experts_touched(arch.experts, arch.active_experts, tokens)
+    return arch.stats.moe_layers * touched * ctx.expert_bytes
+
+
+def weights_read_time(r: Resolved, ctx: ServingContext, tokens: float, rates: ServingRates) -> float:
+    """Seconds one forward pass over ``tokens`` tokens spends reading weights, per card.
+
+    Dense matrices stream at the weight bandwidth; routed experts at the share of it a grouped
+    expert kernel reaches on slices of one expert's size S on a card: S / (S + S0)
+    (Efficiencies.expert_read_half_bytes).
+    """
+    experts = _expert_bytes_read(r, ctx, tokens)
+    if not experts:
+        return ctx.dense_weight_bytes / rates.weight_bandwidth / (ctx.tp * ctx.pp)
+    slice_bytes = ctx.expert_bytes / ctx.tp
+    grouped = rates.weight_bandwidth * slice_bytes / (slice_bytes + rates.eff.expert_read_half_bytes)
+    return (ctx.dense_weight_bytes / rates.weight_bandwidth + experts / ctx.ep / grouped) / (ctx.tp * ctx.pp)
 
 
 class ServingRates(NamedTuple):
@@ -122,6 +233,7 @@ class ServingRates(NamedTuple):
     """Attention-core rate (16-bit flash attention)."""
     tp_path: GroupPath
     pp_path: GroupPath
+    ep_path: GroupPath
     eff: Efficiencies
 
 
@@ -142,5 +254,6 @@ def serving_rates(r: Resolved, ctx: ServingContext, eff: Efficiencies) -> Servin
         core_flops_per_s=core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul,
         tp_path=group_path(ctx.tp, 1, r.gpus_per_node, r.scale_up, r.network, eff),
         pp_path=group_path(ctx.pp, ctx.tp, r.gpus_per_node, r.scale_up, r.network, eff),
+        ep_path=group_path(ctx.ep, 1, r.gpus_per_node, r.scale_up, r.network, eff),
         eff=eff,
     )

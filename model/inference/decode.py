@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model.communication import all_reduce_time, p2p_time
-from model.inference.context import ServingContext, ServingRates, weights_read
+from model.communication import all_reduce_time, all_to_all_time, p2p_time
+from model.inference.context import ServingContext, ServingRates, expert_tile_use, weights_read, weights_read_time
 from model.scenario import Resolved
 
 __all__ = ["DecodeStep", "decode_step", "ideal_decode_step"]
@@ -110,20 +110,42 @@ def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRa
 
 
 def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates, per_sequence: int) -> DecodeStep:
-    """One forward pass of ``per_sequence`` new tokens for each of ``batch`` sequences (no drafting)."""
-    arch, eff = r.arch, rates.eff
+    """One forward pass of ``per_sequence`` new tokens for each of ``batch`` sequences (no drafting).
+
+    Under attention data parallelism (ctx.ep > 1) the busiest card attends to its own share of the
+    sequences and multiplies 1/ep of every routed token's expert rows; each MoE layer dispatches
+    its tokens to their experts' cards and combines them back (two all-to-alls).
+    """
+    arch, eff, stats = r.arch, rates.eff, r.arch.stats
     micro = max(batch / ctx.pp, 1e-9)  # the batch is split into pp micro-batches in flight
     tokens = micro * per_sequence
-    weights = weights_read(r, ctx, tokens) / rates.weight_bandwidth
-    kv = micro * ctx.kv_bytes_mean / rates.kv_bandwidth
-    compute = 2.0 * arch.stats.matmul_params_active * tokens / (ctx.tp * ctx.pp) / rates.decode_flops_per_s
+    local = ctx.local_sequences(micro) * per_sequence  # tokens the busiest card attends to
+    weights = weights_read_time(r, ctx, tokens, rates)
+    # The attention kernel streams each sequence's cache and scores every new token against it:
+    # whichever takes longer (MLA's latent attention is compute-bound at large batches).
+    attending = ctx.local_sequences(micro)
+    kv = max(
+        attending * ctx.kv_bytes_mean / rates.kv_bandwidth, local * ctx.attention_flops_mean / rates.core_flops_per_s
+    )
+    routed = 2.0 * stats.moe_layers * arch.active_experts * stats.expert_params if arch.is_moe else 0.0
+    shards = ctx.tp * ctx.pp
+    dense = (2.0 * stats.matmul_params_active - routed) * local / shards
+    experts = routed * tokens / (shards * ctx.ep)
+    if arch.is_moe:
+        # Decode products run as GEMV-like kernels at the ceiling, but the grouped expert products
+        # also multiply the padding that fills each expert's tiles.
+        experts /= expert_tile_use(arch, tokens)
+    compute = (dense + experts) / rates.decode_flops_per_s
     layers = arch.layers / ctx.pp
-    # Launches and the element-wise kernels: time off the roofline, paid at every batch.
-    floor = layers * eff.decode_layer_overhead_s
-    elementwise = tokens * ctx.elementwise_bytes / rates.activation_bandwidth
+    # Every kernel's least time: off the roofline, paid at every batch.
+    floor = ctx.kernels * eff.kernel_floor_s
+    elementwise = local * ctx.elementwise_bytes / rates.activation_bandwidth
     communication = 0.0
     if ctx.tp > 1:
-        communication = 2.0 * layers * all_reduce_time(tokens * arch.hidden * 2.0, ctx.tp, rates.tp_path)
+        communication = 2.0 * layers * all_reduce_time(local * arch.hidden * 2.0, ctx.tp, rates.tp_path)
+    if ctx.ep > 1:
+        dispatched = local * arch.active_experts * arch.hidden * 2.0  # 16-bit rows to the experts' cards
+        communication += 2.0 * stats.moe_layers / ctx.pp * all_to_all_time(dispatched, ctx.ep, rates.ep_path)
     # The products hide their weight reads under their FLOPs (or the reverse); the attention
     # kernel runs after them, so its KV stream adds.
     stage = max(weights, compute) + kv + elementwise + floor + communication

@@ -2,45 +2,64 @@
 
 from __future__ import annotations
 
-from model.communication import all_reduce_time
-from model.inference.context import ServingContext, ServingRates, weights_read
+from model.communication import all_reduce_time, all_to_all_time
+from model.inference.context import (
+    ServingContext,
+    ServingRates,
+    expert_tile_use,
+    grouped_expert_work,
+    weights_read_time,
+)
 from model.scenario import Resolved
 
 __all__ = ["prefill_time"]
 
 
 def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: float, rates: ServingRates) -> float:
-    """Seconds for one pipeline stage to prefill ``tokens`` tokens of prompts of ``prompt_len``."""
+    """Seconds for one pipeline stage to prefill ``tokens`` tokens of prompts of ``prompt_len``.
+
+    Under attention data parallelism each card prefills its share of the prompts and multiplies
+    its share of the routed rows, after a dispatch and before a combine per MoE layer.
+    """
     arch, eff = r.arch, rates.eff
     shards = ctx.tp * ctx.pp
     stats = arch.stats
-    attention = stats.attention_flops_per_token_per_key * prompt_len / 2.0 * tokens / shards
+    local = tokens / ctx.ep  # the prompts are spread over the data-parallel attention ranks
+    attention = stats.attention_flops_per_token_per_key * prompt_len / 2.0 * local / shards
     # Three families of products, each at the efficiency its shape earns: attention
     # projections, the MLP (or the experts a token reaches) and the LM head.
+    mlp_work = 2.0 * local * arch.hidden * (arch.expert_ffn if arch.is_moe else arch.ffn) / ctx.tp
+    routed, routed_term = 0.0, 0.0
     if arch.is_moe:
-        # Each expert multiplies only the tokens routed to it (k/E of them), whole on its card.
-        mlp_work = 2.0 * max(tokens * arch.active_experts / arch.experts, 1.0) * arch.hidden * arch.expert_ffn
-    else:
-        mlp_work = 2.0 * tokens * arch.hidden * arch.ffn / ctx.tp
+        # One grouped launch multiplies every routed token by its experts, each expert's rows
+        # padded to whole tiles (model.inference.context): the padded rows are multiplied
+        # (1 / tile use); the launch's fixed cost is paid once: time = flops x (1 / use + W0 / W) / rate.
+        routed = stats.moe_layers * arch.active_experts * stats.expert_params
+        work = grouped_expert_work(arch, local, ctx.tp)
+        routed_term = routed * (1.0 / expert_tile_use(arch, tokens) + rates.half_work_flops / work)
     # efficiency = ceiling x W / (W + W0), so time = flops / (peak x ceiling) x (1 + W0 / W).
     half = rates.half_work_flops
     hidden = arch.hidden
     products = (
-        stats.attention_params * (1.0 + half * ctx.tp / (2.0 * tokens * hidden * hidden))
-        + (stats.matmul_params_active - stats.attention_params - stats.head_params) * (1.0 + half / mlp_work)
-        + stats.head_params * (1.0 + half * ctx.tp / (2.0 * tokens * hidden * arch.vocab))
-    ) * (2.0 * tokens / shards)
+        stats.attention_params * (1.0 + half * ctx.tp / (2.0 * local * hidden * hidden))
+        + (stats.matmul_params_active - stats.attention_params - stats.head_params - routed) * (1.0 + half / mlp_work)
+        + routed_term
+        + stats.head_params * (1.0 + half * ctx.tp / (2.0 * local * hidden * arch.vocab))
+    ) * (2.0 * local / shards)
     products /= rates.decode_flops_per_s
     compute = products + attention / rates.core_flops_per_s
-    memory = weights_read(r, ctx, tokens) / rates.weight_bandwidth
-    elementwise = tokens * ctx.elementwise_bytes / rates.activation_bandwidth
+    memory = weights_read_time(r, ctx, tokens, rates)
+    elementwise = local * ctx.elementwise_bytes / rates.activation_bandwidth
     layers = arch.layers / ctx.pp
     communication = 0.0
     if ctx.tp > 1:
-        message = tokens * arch.hidden * 2.0
+        message = local * arch.hidden * 2.0
         exposed = 1.0 - eff.tp_overlap
         communication = 2.0 * layers * all_reduce_time(message, ctx.tp, rates.tp_path) * exposed
-    return max(compute, memory) + elementwise + layers * eff.decode_layer_overhead_s + communication
+    if ctx.ep > 1:
+        dispatched = local * arch.active_experts * arch.hidden * 2.0
+        communication += 2.0 * stats.moe_layers / ctx.pp * all_to_all_time(dispatched, ctx.ep, rates.ep_path)
+    return max(compute, memory) + elementwise + ctx.kernels * eff.kernel_floor_s + communication
 
 
 def prefill_time(r: Resolved, ctx: ServingContext, prompts: float, rates: ServingRates) -> float:

@@ -14,9 +14,18 @@ from typing import NamedTuple
 
 from model.architecture import Architecture
 from model.efficiency import Efficiencies
-from model.inference import LoadedServing, ServingContext, loaded_serving, serving_context, serving_rates
+from model.inference import (
+    InferenceMemory,
+    LoadedServing,
+    ServingContext,
+    ServingLoad,
+    inference_memory,
+    loaded_serving,
+    max_batch_that_fits,
+    serving_context,
+    serving_rates,
+)
 from model.layouts.grid import model_parallel_pairs, powers_of_two
-from model.memory import InferenceMemory, ServingLoad, inference_memory, max_batch_that_fits
 from model.scenario import Resolved
 
 __all__ = [
@@ -26,18 +35,26 @@ __all__ = [
     "choose_serving_layout",
     "forget_serving_choices",
     "plan_serving",
+    "replica_name",
     "serving_layouts",
 ]
 
 
 class InferencePlan(NamedTuple):
-    """A serving replica: tp x pp cards; dp replicas."""
+    """A serving replica: tp x pp cards, or ep cards of attention data parallelism; dp replicas."""
 
     tp: int
     pp: int
     dp: int
     memory: InferenceMemory
     fits: bool
+    ep: int = 1
+    """Cards of attention data parallelism with the routed experts split over them (1: none)."""
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """(tp, pp, ep): what tells two replicas apart."""
+        return self.tp, self.pp, self.ep
 
 
 def serving_layouts(
@@ -50,27 +67,41 @@ def serving_layouts(
     batch: int,
     tp: int | None,
     pp: int | None,
+    attention_dp: int | None = None,
 ) -> list[InferencePlan]:
     """Return the serving replicas that hold the weights and ``batch`` sequences, smallest first.
 
     Tensor parallelism within a node (any degree that divides the heads); past a node, pipeline
     stages of a full node, or tensor parallelism over two nodes, which pays the network's latency
-    on every layer's all-reduce. When none fits, only the replica that comes closest, not fitting.
+    on every layer's all-reduce. A mixture of experts whose KV cache tensor parallelism cannot split
+    over a node (MLA's latent, or fewer KV heads than cards) may also run attention data-parallel
+    over a node or two with its experts split over the same cards (expert parallelism: DeepSeek-V3's
+    own deployment, sec. 3.4; SGLang's and TensorRT-LLM's attention DP). When none fits, only the
+    replica that comes closest, not fitting.
     """
     node = min(gpus_per_node, cards)
-    if tp or pp:
-        pairs = list(model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, tp, pp))
+    shapes: list[tuple[int, int, int]]
+    if attention_dp and attention_dp > 1 and arch.is_moe:
+        shapes = [(1, 1, min(attention_dp, cards))]
+    elif tp or pp:
+        shapes = [(t, p, 1) for t, p in model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, tp, pp)]
     else:
         pairs = [(t, 1) for t in powers_of_two(node) if arch.heads % t == 0]
         wide = pairs[-1][0] if pairs else 1
         pairs += [(wide, p) for p in powers_of_two(min(arch.layers, cards // wide)) if p > 1]
         if 2 * wide <= cards and arch.heads % (2 * wide) == 0:
             pairs.append((2 * wide, 1))
+        shapes = [(t, p, 1) for t, p in pairs]
+        if arch.is_moe and arch.stats.kv_heads_for_sharding < node and attention_dp is None:
+            # Attention DP pays where tensor parallelism cannot split the KV cache (MLA's latent,
+            # or fewer KV heads than a node's cards), which is why MoE deployments adopt it.
+            shapes += [(1, 1, e) for e in powers_of_two(min(cards, 2 * node, arch.experts)) if e > 1]
     fitting: list[InferencePlan] = []
     fallback: InferencePlan | None = None
-    for t, p in sorted(pairs, key=lambda pair: (pair[0] * pair[1], pair[1])):
-        memory = inference_memory(arch, load, batch=batch, tp=t, pp=p)
-        candidate = InferencePlan(t, p, max(1, cards // (t * p)), memory, memory.total <= capacity_bytes)
+    for t, p, e in sorted(shapes, key=lambda shape: (shape[0] * shape[1] * shape[2], shape[1], shape[2])):
+        memory = inference_memory(arch, load, batch=batch, tp=t, pp=p, ep=e)
+        replicas = max(1, cards // (t * p * e))
+        candidate = InferencePlan(t, p, replicas, memory, memory.total <= capacity_bytes, e)
         if candidate.fits:
             fitting.append(candidate)
         elif fallback is None or memory.total < fallback.memory.total:
@@ -79,6 +110,13 @@ def serving_layouts(
         return fitting
     assert fallback is not None
     return [fallback]
+
+
+def replica_name(tp: int, pp: int, ep: int = 1, *, times: str = "×") -> str:
+    """Name a serving replica: 'tp 8 × pp 2', or 'attention DP 8 × EP 8' for data-parallel attention."""
+    if ep > 1:
+        return f"attention DP {ep} {times} EP {ep}"
+    return f"tp {tp} {times} pp {pp}"
 
 
 ServingScore = Callable[[InferencePlan], tuple[float, float]]
@@ -96,11 +134,11 @@ def choose_serving_layout(
     """
     scored = [(plan, *score(plan)) for plan in plans]
     if one_user:
-        ranked = sorted(scored, key=lambda item: (item[1], item[0].tp * item[0].pp))
+        ranked = sorted(scored, key=lambda item: (item[1], item[0].tp * item[0].pp * item[0].ep))
     else:
         meets = [item for item in scored if target_tpot_s is None or item[1] <= target_tpot_s] or scored
         rest = [item for item in scored if item not in meets]
-        per_card = sorted(meets, key=lambda item: (-item[2] / cards, item[0].tp * item[0].pp))
+        per_card = sorted(meets, key=lambda item: (-item[2] / cards, item[0].tp * item[0].pp * item[0].ep))
         ranked = per_card + sorted(rest, key=lambda item: item[1])
     return ranked[0][0], ranked
 
@@ -110,9 +148,9 @@ class ServingChoice(NamedTuple):
 
     plan: InferencePlan
     ranked: list[tuple[InferencePlan, float, float]]
-    largest: dict[tuple[int, int], int]
+    largest: dict[tuple[int, int, int], int]
     """The most sequences a replica holds: every replica's when the batch is "max", else the chosen one's."""
-    expected: dict[tuple[int, int], tuple[ServingContext, LoadedServing]]
+    expected: dict[tuple[int, int, int], tuple[ServingContext, LoadedServing]]
 
 
 _SERVING_CHOICES: dict[tuple[Resolved, Efficiencies], ServingChoice] = {}
@@ -131,22 +169,22 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     wanted = 1 if s.batch == "max" else int(s.batch)
     plans = serving_layouts(
         arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.memory_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp,
+        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp,
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.
     largest = (
-        {(p.tp, p.pp): max_batch_that_fits(arch, gpu.memory_bytes, load, tp=p.tp, pp=p.pp) for p in plans}
+        {p.key: max_batch_that_fits(arch, gpu.memory_bytes, load, tp=p.tp, pp=p.pp, ep=p.ep) for p in plans}
         if s.batch == "max"
         else {}
     )
-    expected: dict[tuple[int, int], tuple[ServingContext, LoadedServing]] = {}
+    expected: dict[tuple[int, int, int], tuple[ServingContext, LoadedServing]] = {}
 
     def score(plan: InferencePlan) -> tuple[float, float]:
-        ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
-        batch = max(1, largest[plan.tp, plan.pp]) if s.batch == "max" else wanted
+        ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key, ep=plan.ep)
+        batch = max(1, largest[plan.key]) if s.batch == "max" else wanted
         served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
-        expected[plan.tp, plan.pp] = ctx, served
+        expected[plan.key] = ctx, served
         return served.tpot_s, served.tokens_per_s
 
     plan, ranked = choose_serving_layout(
@@ -154,8 +192,8 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     )
     if len(_SERVING_CHOICES) >= _SERVING_CHOICES_KEPT:
         _SERVING_CHOICES.pop(next(iter(_SERVING_CHOICES)))
-    if (plan.tp, plan.pp) not in largest:
-        largest[plan.tp, plan.pp] = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp)
+    if plan.key not in largest:
+        largest[plan.key] = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
     choice = ServingChoice(plan, ranked, largest, expected)
     _SERVING_CHOICES[r, eff] = choice
     return choice

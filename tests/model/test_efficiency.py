@@ -23,7 +23,7 @@ from model.efficiency import (
 
 GPUS = default_catalog().gpus
 SHARES = ("memory_bandwidth", "collective_bandwidth", "network_bandwidth", "tp_overlap", "dp_overlap", "ep_overlap")
-OVERHEADS = ("decode_layer_overhead_s", "hours_lost_per_failure", "run_overhead", "overlap_interference")
+OVERHEADS = ("kernel_floor_s", "hours_lost_per_failure", "run_overhead", "overlap_interference")
 
 
 def test_a_product_gets_closer_to_its_ceiling_as_it_grows_and_is_half_way_at_w0():
@@ -81,7 +81,7 @@ def test_wider_moves_move_every_factor_further():
     wider = RangeMoves(*(value**2 for value in PESSIMISTIC_MOVES))
     far, near = moved(EXPECTED, wider), moved(EXPECTED, PESSIMISTIC_MOVES)
     assert far.memory_bandwidth < near.memory_bandwidth
-    assert far.decode_layer_overhead_s > near.decode_layer_overhead_s
+    assert far.kernel_floor_s > near.kernel_floor_s
     assert far.compute_scale < near.compute_scale
 
 

@@ -6,6 +6,7 @@ from model import Scenario, default_catalog, estimate
 from model.analyses.fit import pinned_serving
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 from model.inference import decode_step, elementwise_bytes_per_token, serving_context, serving_rates
+from model.inference.context import kernels_per_pass
 
 CATALOG = default_catalog()
 
@@ -212,3 +213,54 @@ def test_speculative_decoding_is_off_by_default_and_pays_off_only_when_drafts_ar
     assert good.decode.tokens_per_step == pytest.approx((1 - 0.9**3) / (1 - 0.9))
     assert good.tpot_s < stock.tpot_s < bad.tpot_s
     assert good.decode.drafting > 0 and good.decode.total > stock.decode.total
+
+
+def test_one_users_time_per_token_grows_with_the_layer_count_at_the_same_bytes():
+    # Issue 10: the per-layer kernel floor, not the weight stream alone, sets batch-1 speed.
+    shallow = estimate(Scenario(model=None, params=8e9, layers=24, gpu="h100-sxm", cards=1), CATALOG)
+    deep = estimate(Scenario(model=None, params=8e9, layers=96, gpu="h100-sxm", cards=1), CATALOG)
+    # Both read 8B parameters (a narrower model's head is smaller: a few % apart)...
+    assert deep.inference.decode.weights == pytest.approx(shallow.inference.decode.weights, rel=0.06)
+    # ...yet the deeper one is slower by more than that difference: four times the kernels.
+    extra_reads = deep.inference.decode.weights - shallow.inference.decode.weights
+    assert deep.inference.tpot_s - shallow.inference.tpot_s > 2 * extra_reads
+    assert deep.inference.decode.layers == pytest.approx(4 * shallow.inference.decode.layers, rel=0.05)
+
+
+def test_more_experts_touched_never_make_a_step_faster():
+    base = {"model": "qwen3-235b-a22b", "gpu": "h200", "cards": 8, "precision": "fp8", "tp": 8}
+    steps = [estimate(Scenario(**base, batch=b), CATALOG).inference.decode.total for b in (1, 2, 4, 8, 16, 64, 256)]
+    assert steps == sorted(steps)
+    few = estimate(Scenario(**base, batch=8, active_experts=4), CATALOG).inference.decode.total
+    many = estimate(Scenario(**base, batch=8, active_experts=16), CATALOG).inference.decode.total
+    assert few < many
+
+
+def test_tensor_parallelism_across_nodes_is_slower_per_token_than_inside_one():
+    inside = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, tp=8), CATALOG).inference
+    across = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, tp=8, gpus_per_node=4), CATALOG)
+    assert across.inference.tpot_s > inside.tpot_s
+    assert across.inference.decode.communication > inside.decode.communication
+
+
+def test_moe_layers_and_latent_attention_launch_more_kernels_than_a_dense_layer():
+    dense = CATALOG.models["llama-3.1-70b"].architecture
+    moe = CATALOG.models["qwen3-235b-a22b"].architecture
+    mla = CATALOG.models["deepseek-v3"].architecture
+    per_layer = [kernels_per_pass(arch) / arch.layers for arch in (dense, moe, mla)]
+    assert per_layer == sorted(per_layer) and per_layer[0] < per_layer[1] < per_layer[2]
+
+
+def test_attention_data_parallelism_holds_many_more_latent_caches_and_is_chosen_under_load_not_for_one_user():
+    # MLA's latent cache is replicated on every tensor-parallel rank; attention DP keeps each
+    # sequence on one card (DeepSeek-V3 sec. 3.4), so a node holds several times the sequences.
+    base = {"model": "deepseek-r1", "gpu": "h200", "cards": 8, "precision": "fp8"}
+    tp8 = estimate(Scenario(**base, tp=8, batch="max"), CATALOG).inference
+    dp8 = estimate(Scenario(**base, attention_dp=8, batch="max"), CATALOG).inference
+    assert dp8.ep == 8 and dp8.max_batch > 3 * tp8.max_batch
+    assert estimate(Scenario(**base, batch="max"), CATALOG).inference.ep == 8
+    assert estimate(Scenario(**base, batch=1), CATALOG).inference.ep == 1
+    never = estimate(Scenario(**base, attention_dp=1, batch="max"), CATALOG).inference
+    assert never.ep == 1
+    # The all-to-alls are paid: the step carries communication even with no tensor parallelism.
+    assert dp8.decode.communication > 0

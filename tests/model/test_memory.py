@@ -1,7 +1,8 @@
 import pytest
 
 from model import Scenario, default_catalog, estimate
-from model.memory import Layout, ServingLoad, inference_memory, kv_bytes_per_sequence, training_memory, training_regime
+from model.inference import ServingLoad, inference_memory, kv_bytes_per_sequence
+from model.memory import Layout, training_memory, training_regime
 
 MODELS = default_catalog().models
 LLAMA2_7B = MODELS["llama-2-7b"].architecture

@@ -4,7 +4,7 @@ import math
 
 from model import Scenario
 from model.analyses.fit import LoadPoint, recompute_sweep, zero_stage_sweep
-from model.memory import InferenceMemory
+from model.inference import InferenceMemory
 from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.charts.vram import knob_memory_chart, load_memory_chart
 from ui.controls import CONTROLS

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from model import Estimate, TrainingEstimate
+from model.layouts.serving import replica_name
 from ui.format import bytes_gb, duration
 from ui.rows.costs import STEP_PARTS
 
@@ -119,7 +120,8 @@ def serving_choice(result: Estimate) -> str:
         + (f" within {scenario.target_tpot_s * 1e3:,.0f} ms per token" if scenario.target_tpot_s else "")
     )
     return (
-        f"Serving: replicas of tp {inference.tp} × pp {inference.pp} ({inference.dp:,} of them), the layout with "
+        f"Serving: replicas of {replica_name(inference.tp, inference.pp, inference.ep)} ({inference.dp:,} of them), "
+        "the layout with "
         f"{question} at {inference.batch:,} sequence{'s' if inference.batch > 1 else ''} per replica."
     )
 
@@ -131,7 +133,7 @@ def serving_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
         rows.append(
             {
                 "": "chosen" if rank == 0 else f"#{rank + 1}",
-                "Replica": f"tp {c.tp} × pp {c.pp}",
+                "Replica": replica_name(c.tp, c.pp, c.ep),
                 "Replicas": f"{c.dp:,}",
                 "Batch per replica": f"{c.batch:,}",
                 "ms per output token": f"{c.tpot_s * 1e3:,.1f}",

@@ -11,6 +11,7 @@ from typing import Any
 
 from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint, largest_component
+from model.layouts.serving import replica_name
 from model.memory import TrainingMemory
 from ui.controls import AUTO, MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb, duration
@@ -157,7 +158,7 @@ def inference_metrics(result: Estimate, batch: int, context: float) -> list[dict
     """Return st.metric arguments: inference memory per card, the largest batch and context."""
     inference, capacity = result.inference, result.resolved.gpu.memory_bytes
     scenario, arch = result.resolved.scenario, result.resolved.arch
-    replica = f"a replica of tp {inference.tp} × pp {inference.pp}"
+    replica = f"a replica of {replica_name(inference.tp, inference.pp, inference.ep)}"
     window = f" Its {arch.sliding_window:,}-token sliding window caps the KV cache." if arch.sliding_window else ""
     return [
         {

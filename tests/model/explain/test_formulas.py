@@ -6,7 +6,8 @@ import pytest
 
 from model import Scenario, default_catalog, estimate
 from model.explain import FORMULA_GROUPS, FORMULAS
-from model.memory import kv_bytes_per_sequence, training_regime
+from model.inference import kv_bytes_per_sequence
+from model.memory import training_regime
 
 CATALOG = default_catalog()
 

@@ -1,0 +1,134 @@
+"""What a serving card holds: weights, KV cache, a prefill chunk's activations, logits, runtime.
+
+Resident weights (all experts), the KV cache at the final context, one prefill chunk's transient
+activations, logits, and the runtime's own footprint.
+
+With attention data parallelism (``ep`` > 1) every card of a replica holds the attention and dense
+weights whole and 1/ep of the routed experts, and only its own sequences' KV cache (DeepSeek-V3's
+deployment, sec. 3.4; SGLang's DP attention), which is why MLA models, whose latent cache tensor
+parallelism cannot split, serve far more sequences that way.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from model.architecture import Architecture
+from model.memory import LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
+from model.precision import bytes_per_element, weight_bytes
+from model.scenario import MAX_BATCH
+
+__all__ = [
+    "InferenceMemory",
+    "ServingLoad",
+    "inference_memory",
+    "inference_weight_bytes",
+    "kv_bytes_per_sequence",
+    "max_batch_that_fits",
+]
+
+
+class ServingLoad(NamedTuple):
+    """What every sequence of a serving replica brings: weight and cache formats, context, prompt."""
+
+    precision: str
+    kv_precision: str
+    context: float
+    """Tokens each sequence holds at its end: prompt plus output."""
+    prompt_len: int
+    runtime_bytes: float = RUNTIME_BYTES
+
+
+class InferenceMemory(NamedTuple):
+    """Inference memory per card, in bytes."""
+
+    weights: float
+    kv_cache: float
+    activations: float
+    other: float
+    total: float
+
+
+def inference_weight_bytes(arch: Architecture, precision: str) -> float:
+    """Return the bytes of all resident weights, the 16-bit embedding/head of quantised models included."""
+    return weight_bytes(arch.stats.total_params, precision, arch.stats.embedding_and_head_params)
+
+
+def routed_expert_bytes(arch: Architecture, precision: str) -> float:
+    """Return the bytes of every routed expert of every MoE layer (what expert parallelism divides)."""
+    return arch.stats.moe_layers * arch.experts * arch.stats.expert_params * bytes_per_element(precision)
+
+
+def card_weight_bytes(arch: Architecture, precision: str, *, tp: int, pp: int, ep: int = 1) -> float:
+    """Return the resident weight bytes of one card: a tp x pp share, routed experts also split ep ways."""
+    total = inference_weight_bytes(arch, precision)
+    if ep <= 1:
+        return total / (tp * pp)
+    experts = routed_expert_bytes(arch, precision)
+    return (total - experts) / (tp * pp) + experts / (tp * pp * ep)
+
+
+def kv_bytes_per_sequence(arch: Architecture, context: float, kv_precision: str, tp: int, pp: int) -> float:
+    """Return one sequence's KV cache per card at ``context`` tokens.
+
+    K and V for every layer and KV head (grouped-query attention shares them across query heads),
+    or MLA's compressed latent plus rope key; a sliding window caps the cached context. Heads
+    split over tensor parallelism down to one per card (then they are replicated); MLA's latent
+    is replicated on every card.
+    """
+    if arch.sliding_window:
+        context = min(context, arch.sliding_window)
+    shards = min(tp, arch.stats.kv_heads_for_sharding)
+    return context * arch.stats.kv_elements_per_token * bytes_per_element(kv_precision) / (shards * pp)
+
+
+def inference_memory(
+    arch: Architecture, load: ServingLoad, *, batch: int, tp: int, pp: int, ep: int = 1
+) -> InferenceMemory:
+    """Return inference memory per card for ``batch`` sequences of ``load.context`` tokens per replica.
+
+    With attention data parallelism over ``ep`` cards each card keeps ``batch / ep`` sequences.
+    """
+    weights = card_weight_bytes(arch, load.precision, tp=tp, pp=pp, ep=ep)
+    local = -(-batch // ep)
+    kv = local * kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp)
+    batch = local
+    chunk = min(PREFILL_CHUNK_TOKENS, batch * load.prompt_len)
+    transient = chunk * arch.stats.activation_bytes_per_token_layer / tp
+    logits = batch * arch.vocab * LOGIT_BYTES / tp
+    activations = transient + logits
+    total = weights + kv + activations + load.runtime_bytes
+    return InferenceMemory(weights, kv, activations, load.runtime_bytes, total)
+
+
+def max_batch_that_fits(
+    arch: Architecture, capacity_bytes: float, load: ServingLoad, *, tp: int, pp: int, ep: int = 1
+) -> int:
+    """Return the most concurrent sequences of ``load.context`` tokens that fit per replica (0: none).
+
+    Memory is linear in the batch on two pieces: while batch x prompt is under one prefill chunk,
+    each sequence adds its prompt's transient activations; past it the chunk is full and each
+    sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
+    With attention data parallelism the solve is per card and the replica holds ``ep`` times it.
+    """
+    prompt_len = load.prompt_len
+    fixed = card_weight_bytes(arch, load.precision, tp=tp, pp=pp, ep=ep) + load.runtime_bytes
+    activation = arch.stats.activation_bytes_per_token_layer / tp
+    per_sequence = kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
+    chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
+    small = (capacity_bytes - fixed) / (per_sequence + prompt_len * activation)
+    large = (capacity_bytes - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
+    candidates = [min(small, chunk_limit)]
+    if large > chunk_limit:
+        candidates.append(large)
+    batch = int(min(max(candidates) * ep, MAX_BATCH))  # solved per card; each of ep cards holds its share
+
+    def fits(b: int) -> bool:
+        return inference_memory(arch, load, batch=b, tp=tp, pp=pp, ep=ep).total <= capacity_bytes
+
+    # Floating-point rounding at the boundary: settle on the exact largest batch.
+    while batch > 0 and not fits(batch):
+        batch -= 1
+    while batch < MAX_BATCH and fits(batch + 1):
+        batch += 1
+    return max(batch, 0)
