@@ -288,7 +288,7 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
             "every shape given is kept, so the estimate is for the shape"
         )
     if r.price_per_gpu_hour is None:
-        warnings.append(f"no cloud price is known for {r.gpu.name}; give price_per_gpu_hour for costs")
+        warnings.append(f"no price is known for {r.gpu.name}; give price_per_gpu_hour for costs")
     training, training_ranges = _training(r, variants, warnings)
     inference, inference_ranges = _inference(r, variants, warnings)
     return Estimate(r, training, inference, {**training_ranges, **inference_ranges}, tuple(warnings))

@@ -16,6 +16,7 @@ from model.architecture import Architecture, MlpKind, Shape, default_vocab, deri
 from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
 from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
+from model.pricing import PriceQuote, market_rent_ratio, rental_price
 
 __all__ = [
     "FINETUNE_MODES",
@@ -141,6 +142,8 @@ class Resolved(NamedTuple):
     seq_len: int
     recompute: Recompute | None
     price_per_gpu_hour: float | None
+    price: PriceQuote
+    """Where the price comes from: given, the catalog's rental rate, or estimated from the purchase price."""
 
 
 def _validate(s: Scenario) -> None:
@@ -265,7 +268,10 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
     else:
         tokens = CHINCHILLA_TOKENS_PER_PARAM * arch.stats.total_params
     kv_precision = s.kv_precision or default_kv_precision(s.precision)
-    price = s.price_per_gpu_hour if s.price_per_gpu_hour is not None else gpu.cloud_usd_per_gpu_hour
+    if s.price_per_gpu_hour is not None:
+        price = PriceQuote(s.price_per_gpu_hour, "given", "given")
+    else:
+        price = rental_price(gpu, market_rent_ratio())
     return Resolved(
         scenario=s,
         arch=arch,
@@ -279,5 +285,6 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
         tokens=tokens,
         seq_len=seq_len,
         recompute="full" if s.recompute_layers is not None else s.recompute,
-        price_per_gpu_hour=price,
+        price_per_gpu_hour=price.usd_per_gpu_hour,
+        price=price,
     )

@@ -154,7 +154,7 @@ def cost_over_time(
     training, price, gpu = trained.training, trained.resolved.price_per_gpu_hour, trained.resolved.gpu
     notes: list[str] = []
     if price is None:
-        notes.append(f"no cloud price is known for {gpu.name}, so self-hosted costs are not shown")
+        notes.append(f"no price is known for {gpu.name}, so self-hosted costs are not shown: type one")
     if not training.fits:
         notes.append(
             f"training does not fit on {_cards(scenario.cards)}: it needs "

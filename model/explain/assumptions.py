@@ -129,9 +129,9 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
     else:
         tokens_note = f"defaulted to {CHINCHILLA_TOKENS_PER_PARAM:g} per parameter (Chinchilla, Hoffmann et al. 2022)"
     price = r.price_per_gpu_hour
-    if s.price_per_gpu_hour is not None:
-        price_value, price_note = f"${price:,.2f} per GPU-hour", "given"
-    elif price is not None:
+    if price is None:
+        price_value, price_note = "none known", r.price.note
+    elif r.price.source == "catalog":
         high = f"; high ${gpu.cloud_usd_per_gpu_hour_high:,.2f}" if gpu.cloud_usd_per_gpu_hour_high else ""
         price_value = f"${price:,.2f} per GPU-hour"
         dated = gpu.cloud_price_source
@@ -139,7 +139,7 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
             dated += f" ({gpu.cloud_price_date})"
         price_note = f"{dated}{high}"
     else:
-        price_value, price_note = "none known", f"no dated cloud price for {gpu.name}: costs are not computed"
+        price_value, price_note = f"${price:,.2f} per GPU-hour", r.price.note
     up, net = r.scale_up, r.network
     rows = [
         Assumption(

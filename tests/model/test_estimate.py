@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import Scenario, default_catalog, estimate
+from model import Scenario, default_catalog, estimate, parse_user_catalog
 from model.analyses.fit import pinned_serving, pinned_training
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, PESSIMISTIC_MOVES, RangeMoves, moved
 
@@ -93,13 +93,33 @@ def test_int8_trains_in_bf16_and_the_estimate_says_what_it_used():
     assert adapters.training.state_bytes_per_param < result.training.state_bytes_per_param
 
 
+UNPRICED_GPU = """
+gpus:
+  - id: my-card
+    name: My Card
+    memory_gb: 80
+    memory_bandwidth_gb_per_s: 2000
+    dense_tflops: {bf16: 400}
+    source: "my own datasheet"
+"""
+
+
 def test_a_gpu_without_a_price_has_no_costs_and_says_so():
     result = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", price_per_gpu_hour=None), CATALOG)
     assert result.training.cost_usd is not None  # the catalog has an H100 price
-    unpriced = next(gpu.id for gpu in CATALOG.gpus.values() if gpu.cloud_usd_per_gpu_hour is None)
-    missing = estimate(Scenario(model="llama-3.1-8b", gpu=unpriced), CATALOG)
+    unpriced = CATALOG.merged(parse_user_catalog(UNPRICED_GPU, "mine.yaml"))
+    missing = estimate(Scenario(model="llama-3.1-8b", gpu="my-card"), unpriced)
     assert missing.training.cost_usd is None and missing.inference.cost_per_million_output_tokens_usd is None
-    assert any("no cloud price" in warning for warning in missing.warnings)
+    assert any("no price is known" in warning for warning in missing.warnings)
+    typed = estimate(Scenario(model="llama-3.1-8b", gpu="my-card", price_per_gpu_hour=2.0), unpriced)
+    assert typed.training.cost_usd == pytest.approx(typed.training.gpu_hours * 2.0)
+
+
+def test_every_catalog_gpu_has_a_price_for_its_costs():
+    for gpu in CATALOG.gpus.values():
+        result = estimate(Scenario(model="llama-3.1-8b", gpu=gpu.id, cards=8), CATALOG)
+        assert result.resolved.price_per_gpu_hour is not None, gpu.id
+        assert result.resolved.price.source in ("catalog", "estimated")
 
 
 def test_the_largest_batch_is_served_when_asked_for_max():

@@ -48,16 +48,26 @@ def test_work_that_does_not_fit_has_no_speed_or_cost():
             assert row.serving_tokens_per_s is None
 
 
+UNPRICED_GPU = """
+gpus:
+  - id: my-card
+    name: My Card
+    memory_gb: 80
+    memory_bandwidth_gb_per_s: 2000
+    dense_tflops: {bf16: 400}
+    source: "my own datasheet"
+"""
+
+
 def test_a_gpu_without_a_price_keeps_none_for_every_dollar_figure():
-    unpriced = [gpu_id for gpu_id, gpu in CATALOG.gpus.items() if gpu.cloud_usd_per_gpu_hour is None]
-    assert unpriced, "the catalog has no GPU without a price to test"
-    rows = {row.gpu_id: row for row in compare_gpus(Scenario(), CATALOG)}
-    for gpu_id in unpriced:
-        row = rows[gpu_id]
-        assert row.price_per_gpu_hour is None
-        assert row.cost_per_million_output_tokens_usd is None
-        assert row.training_cost_usd is None
-    assert rows["v100-sxm-32gb"].serving_tokens_per_s > 0  # the speed is still known
+    catalog = CATALOG.merged(parse_user_catalog(UNPRICED_GPU, "mine.yaml"))
+    rows = {row.gpu_id: row for row in compare_gpus(Scenario(), catalog)}
+    row = rows["my-card"]
+    assert row.price_per_gpu_hour is None
+    assert row.cost_per_million_output_tokens_usd is None
+    assert row.training_cost_usd is None
+    assert row.serving_tokens_per_s > 0  # the speed is still known
+    assert all(other.price_per_gpu_hour is not None for other in rows.values() if other.gpu_id != "my-card")
 
 
 @pytest.mark.parametrize(

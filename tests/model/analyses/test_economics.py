@@ -7,13 +7,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model import Scenario, ScenarioError, default_catalog, estimate
+from model import Scenario, ScenarioError, default_catalog, estimate, parse_user_catalog
 from model.analyses.economics import DAYS_PER_MONTH, api_price, cost_over_time
 
 CATALOG = default_catalog()
 PRICES = {price.id: price for price in CATALOG.prices}
 BASE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8)
 BUSY = 1e9  # output tokens per day: keeps several H100s busy, far above the one-replica floor
+UNPRICED_GPU = """
+gpus:
+  - id: my-card
+    name: My Card
+    memory_gb: 80
+    memory_bandwidth_gb_per_s: 2000
+    dense_tflops: {bf16: 400}
+    source: "my own datasheet"
+"""
 
 
 def _costs(scenario=BASE, tokens_per_day=BUSY, months=24, api=None):
@@ -95,11 +104,12 @@ def test_break_even_beyond_the_horizon_is_none():
 
 
 def test_a_gpu_without_a_price_gives_no_costs_and_says_so():
-    result = _costs(dataclasses.replace(BASE, gpu="h20"), api=PRICES["gpt-4o-2024-08"])
+    unpriced = CATALOG.merged(parse_user_catalog(UNPRICED_GPU, "mine.yaml"))
+    result = cost_over_time(dataclasses.replace(BASE, gpu="my-card"), unpriced, BUSY, 24, PRICES["gpt-4o-2024-08"])
     assert result.training_usd is None and result.serving_usd_per_month is None
     assert result.break_even_month is None
     assert result.api_usd_per_month is not None
-    assert any("no cloud price" in note for note in result.notes)
+    assert any("no price is known" in note for note in result.notes)
 
 
 def test_training_that_does_not_fit_has_no_cost_and_a_plain_note():

@@ -35,12 +35,16 @@ def test_tokens_say_when_they_were_defaulted_to_chinchilla():
     assert given["Tokens trained"] == ("15T", "given")
 
 
-def test_the_price_row_carries_its_date_and_source_or_says_none_is_known():
+def test_the_price_row_carries_its_date_and_source_or_says_how_it_was_estimated():
     priced = _rows(Scenario(gpu="h100-sxm"))
     gpu = CATALOG.gpus["h100-sxm"]
     assert priced["GPU price"][0] == f"${gpu.cloud_usd_per_gpu_hour:,.2f} per GPU-hour"
     assert gpu.cloud_price_date in priced["GPU price"][1]
-    assert _rows(Scenario(gpu="h20"))["GPU price"][0] == "none known"
+    h20 = CATALOG.gpus["h20"]
+    assert h20.cloud_usd_per_gpu_hour is None  # no published rental rate: estimated from its purchase price
+    estimated = _rows(Scenario(gpu="h20"))["GPU price"]
+    assert estimated[0].endswith("per GPU-hour") and "purchase" in estimated[1]
+    assert _rows(Scenario(gpu="h20", price_per_gpu_hour=2.0))["GPU price"] == ("$2.00 per GPU-hour", "given")
 
 
 def test_the_layouts_follow_the_cards():

@@ -1,0 +1,177 @@
+"""Whether the user's goal runs on their cards, and if not, the smallest changes that make it run.
+
+A goal is what the user came to do: serve the model, fine-tune it, or pre-train it. Its verdict is
+the engine's own memory answer for that mode, the same one every page shows: serving fits when one
+sequence of the scenario's context fits beside the weights on a replica (batch 1: more users only
+add KV cache, and the largest batch that fits is a separate figure); training fits when the layout
+the engine chose fits the card. Pre-training and full fine-tuning in int8 or int4 are refused, not
+estimated: those are storage formats for serving, and no framework trains every weight in them
+(QLoRA trains 16-bit adapters on an int4 base, which is the ``qlora`` goal).
+
+Each fix changes one thing and is checked with :func:`model.estimate` before it is offered: more
+cards (the fewest that fit, doubling from the scenario's), a smaller format for the weights, an
+adapter method instead of full fine-tuning, a shorter context or sequence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final, Literal, NamedTuple, get_args
+
+from model.analyses.compare import fewest_serving_cards
+from model.analyses.fit import largest_inference_context, largest_training_seq_len
+from model.catalog import Catalog, default_catalog
+from model.estimate import estimate
+from model.precision import bytes_per_element
+from model.scenario import Scenario, trains_adapters
+
+__all__ = [
+    "GOALS",
+    "UNTRAINABLE_PRECISIONS",
+    "Fix",
+    "Goal",
+    "Verdict",
+    "goal_scenario",
+    "goal_verdict",
+]
+
+Goal = Literal["serve", "finetune", "pretrain"]
+GOALS: Final[tuple[Goal, ...]] = get_args(Goal)
+UNTRAINABLE_PRECISIONS: Final[frozenset[str]] = frozenset({"int8", "int4"})
+"""Weight-only serving formats: refused for pre-training and full fine-tuning."""
+MAX_CARDS: Final = 131_072
+"""The most cards a fix suggests (twice the largest published training cluster, ~65k H100s)."""
+SHORTEST_USEFUL_CONTEXT: Final = 256
+"""A context or training sequence shorter than this is not offered as a fix: nothing useful fits in it."""
+_SERVING_FORMATS: Final[tuple[str, ...]] = ("fp8", "int4")
+
+
+class Fix(NamedTuple):
+    """One change to the scenario that makes the goal fit, checked by the engine."""
+
+    knob: str
+    """'cards', 'precision', 'finetune', 'context' (prompt + output tokens) or 'seq_len'."""
+    value: int | str
+    needed_bytes: float
+    """Memory per card after the change."""
+
+
+class Verdict(NamedTuple):
+    """Whether the goal runs, why not, and what would make it run."""
+
+    goal: Goal
+    runs: bool
+    refusal: str | None
+    """Why the goal is refused outright ('untrainable_precision'), or None."""
+    needed_bytes: float
+    """Memory per card the goal needs as the scenario stands (0 when refused)."""
+    capacity_bytes: float
+    fixes: tuple[Fix, ...]
+
+
+def goal_scenario(scenario: Scenario, goal: Goal) -> Scenario:
+    """Return ``scenario`` as the goal runs it: pre-training never fine-tunes, fine-tuning always does."""
+    if goal == "pretrain" and scenario.finetune != "none":
+        return dataclasses.replace(scenario, finetune="none")
+    if goal == "finetune" and scenario.finetune == "none":
+        return dataclasses.replace(scenario, finetune="lora")
+    return scenario
+
+
+def goal_verdict(scenario: Scenario, goal: Goal, catalog: Catalog | None = None) -> Verdict:
+    """Return whether ``goal`` runs on the scenario's cards and, if not, the fixes that make it run.
+
+    Raises:
+        ScenarioError: the scenario is invalid.
+    """
+    cat = catalog or default_catalog()
+    scenario = goal_scenario(scenario, goal)
+    if goal == "serve":
+        return _serving_verdict(scenario, cat)
+    return _training_verdict(scenario, goal, cat)
+
+
+def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
+    one = dataclasses.replace(scenario, batch=1)
+    result = estimate(one, cat)
+    capacity = result.resolved.gpu.memory_bytes
+    needed = result.inference.memory_per_gpu.total
+    if result.inference.fits:
+        return Verdict("serve", True, None, needed, capacity, ())
+    fixes: list[Fix] = []
+    cards = fewest_serving_cards(one, cat)
+    if cards is not None and cards > scenario.cards:
+        fixes.append(_checked(dataclasses.replace(one, cards=cards), "cards", cards, "inference", cat))
+    for precision in _SERVING_FORMATS:
+        if bytes_per_element(precision) < bytes_per_element(scenario.precision):
+            smaller = dataclasses.replace(one, precision=precision, kv_precision=None)
+            fix = _checked(smaller, "precision", precision, "inference", cat)
+            if fix.needed_bytes <= capacity and estimate(smaller, cat).inference.fits:
+                fixes.append(fix)
+                break
+    context = largest_inference_context(one, cat)
+    if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:
+        fixes.append(Fix("context", int(context), capacity))
+    return Verdict("serve", False, None, needed, capacity, tuple(f for f in fixes if f.needed_bytes <= capacity))
+
+
+def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
+    capacity = cat.gpus[scenario.gpu].memory_bytes if scenario.gpu in cat.gpus else 0.0
+    if scenario.precision in UNTRAINABLE_PRECISIONS and not trains_adapters(scenario.finetune):
+        fixes = (Fix("precision", "bf16", 0.0),)
+        if goal == "finetune":
+            fixes = (Fix("finetune", "qlora", 0.0), *fixes)
+        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, fixes)
+    result = estimate(scenario, cat)
+    capacity = result.resolved.gpu.memory_bytes
+    needed = result.training.memory_per_gpu.total
+    if result.training.fits:
+        return Verdict(goal, True, None, needed, capacity, ())
+    fixes: list[Fix] = []
+    if goal == "finetune":
+        for method in ("lora", "qlora"):
+            if method == scenario.finetune or (method == "lora" and scenario.finetune == "qlora"):
+                continue
+            adapted = dataclasses.replace(scenario, finetune=method)
+            training = estimate(adapted, cat).training
+            if training.fits:
+                fixes.append(Fix("finetune", method, training.memory_per_gpu.total))
+                break
+    cards = _fewest_training_cards(scenario, cat)
+    if cards is not None:
+        fixes.append(Fix("cards", cards, estimate(dataclasses.replace(scenario, cards=cards), cat).training.memory_per_gpu.total))
+    seq_len = largest_training_seq_len(scenario, cat)
+    if SHORTEST_USEFUL_CONTEXT <= seq_len < result.resolved.seq_len:
+        fixes.append(Fix("seq_len", seq_len, capacity))
+    return Verdict(goal, False, None, needed, capacity, tuple(fixes))
+
+
+def _checked(scenario: Scenario, knob: str, value: int | str, part: str, cat: Catalog) -> Fix:
+    return Fix(knob, value, getattr(estimate(scenario, cat), part).memory_per_gpu.total)
+
+
+def _fewest_training_cards(scenario: Scenario, cat: Catalog) -> int | None:
+    """Return the fewest cards (doubling from the scenario's) on which training fits, or None up to MAX_CARDS.
+
+    Fit is monotone in cards for the engine's search (more cards shard ZeRO states and pipeline
+    stages further), so the doublings are bisected: about log2 of log2 of the range in estimates.
+    """
+    counts = []
+    count = scenario.cards * 2
+    while count <= MAX_CARDS:
+        counts.append(count)
+        count *= 2
+
+    def fits(cards: int) -> bool:
+        return estimate(dataclasses.replace(scenario, cards=cards), cat).training.fits
+
+    if not counts or not fits(counts[-1]):
+        return None
+    low, high = 0, len(counts) - 1  # counts[high] fits
+    while low < high:
+        middle = (low + high) // 2
+        if fits(counts[middle]):
+            high = middle
+        else:
+            low = middle + 1
+    return counts[high]

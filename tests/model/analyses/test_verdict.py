@@ -1,0 +1,76 @@
+"""A goal's verdict: does it fit, and which single changes make it fit."""
+
+import dataclasses
+
+import pytest
+
+from model import Scenario, default_catalog, estimate
+from model.analyses.verdict import GOALS, goal_scenario, goal_verdict
+
+CATALOG = default_catalog()
+
+
+def _apply(scenario, fix):
+    if fix.knob == "context":
+        share = scenario.prompt_len / (scenario.prompt_len + scenario.output_len)
+        prompt = max(1, round(fix.value * share))
+        return dataclasses.replace(scenario, prompt_len=prompt, output_len=fix.value - prompt)
+    if fix.knob == "precision":
+        return dataclasses.replace(scenario, precision=fix.value, kv_precision=None)
+    return dataclasses.replace(scenario, **{fix.knob: fix.value})
+
+
+@pytest.mark.parametrize("goal", GOALS)
+def test_a_verdict_agrees_with_the_engines_own_fit(goal):
+    scenario = Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, precision="bf16")
+    verdict = goal_verdict(scenario, goal, CATALOG)
+    result = estimate(dataclasses.replace(goal_scenario(scenario, goal), batch=1), CATALOG)
+    part = result.inference if goal == "serve" else result.training
+    assert verdict.runs == part.fits
+    assert verdict.needed_bytes == pytest.approx(part.memory_per_gpu.total)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "goal"),
+    [
+        (Scenario(model="llama-3.1-405b", gpu="t4", cards=1), "serve"),
+        (Scenario(model="llama-3.1-405b", gpu="t4", cards=1), "pretrain"),
+        (Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1, finetune="full"), "finetune"),
+        (Scenario(model="llama-3.1-70b", gpu="a100-sxm-80gb", cards=1, prompt_len=2048, output_len=512), "serve"),
+    ],
+)
+def test_every_fix_offered_makes_the_goal_fit(scenario, goal):
+    verdict = goal_verdict(scenario, goal, CATALOG)
+    assert not verdict.runs and verdict.fixes
+    for fix in verdict.fixes:
+        assert goal_verdict(_apply(scenario, fix), goal, CATALOG).runs, fix
+
+
+def test_the_fewest_cards_offered_is_the_first_doubling_that_fits():
+    scenario = Scenario(model="llama-3.1-405b", gpu="t4", cards=1)
+    cards = next(fix.value for fix in goal_verdict(scenario, "pretrain", CATALOG).fixes if fix.knob == "cards")
+    assert estimate(dataclasses.replace(scenario, cards=cards), CATALOG).training.fits
+    assert not estimate(dataclasses.replace(scenario, cards=cards // 2), CATALOG).training.fits
+
+
+@pytest.mark.parametrize("precision", ["int4", "int8"])
+def test_pretraining_in_a_serving_format_is_refused_with_a_format_that_trains(precision):
+    verdict = goal_verdict(Scenario(model="llama-3.1-8b", precision=precision), "pretrain", CATALOG)
+    assert not verdict.runs and verdict.refusal == "untrainable_precision"
+    assert ("precision", "bf16") in [(fix.knob, fix.value) for fix in verdict.fixes]
+
+
+def test_qlora_on_a_24_gb_card_fits_where_full_fine_tuning_does_not():
+    base = Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1, precision="int4", finetune="qlora")
+    assert goal_verdict(base, "finetune", CATALOG).runs
+    full = dataclasses.replace(base, precision="bf16", finetune="full")
+    verdict = goal_verdict(full, "finetune", CATALOG)
+    assert not verdict.runs
+    assert verdict.fixes[0].knob == "finetune"
+
+
+def test_the_goal_sets_the_training_mode():
+    tuned = Scenario(finetune="qlora")
+    assert goal_scenario(tuned, "pretrain").finetune == "none"
+    assert goal_scenario(Scenario(), "finetune").finetune == "lora"
+    assert goal_scenario(tuned, "serve") == tuned
