@@ -1,119 +1,216 @@
 import streamlit as st
 
 from model.analyses.compare import cpu_versus_gpu, serving_pair
+from model.analyses.verdict import goal_verdict
 from model.layouts.serving import replica_name
 from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.overview import token_time_chart
-from ui.format import bytes_gb, duration, milliseconds, per_second, percent, short_milliseconds
+from ui.controls import CONTROLS, format_tokens
+from ui.format import bytes_gb, duration, milliseconds, percent, short_milliseconds
 from ui.page import estimate_or_stop
+from ui.page import show_verdict as show_goal_verdict
 from ui.rows.layout import training_layout_text
 from ui.rows.memory import capacity_row, memory_rows
-from ui.rows.overview import token_time_rows
-from ui.sidebar import current_scenario
-from ui.text import joined, likely_text, overview_takeaway, range_text
+from ui.rows.overview import NOT_RUN, token_time_rows, tokens_caption
+from ui.rows.verdict import GOAL_NOUNS, verdict_reason
+from ui.sidebar import current_goal, current_scenario
+from ui.text import escape_markdown, joined, likely_text, range_text
 
 catalog = session_catalog()
+goal = current_goal()
 scenario = current_scenario()
 estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 one, full = serving_pair(scenario, catalog)
 gpu = catalog.gpus[scenario.gpu]
 training, single, loaded = one.training, one.inference, full.inference
-
-st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
-st.markdown(overview_takeaway(one, full, gpu.memory_bytes))
-
-st.subheader("Training", divider="gray")
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(
-    "Memory per card",
-    bytes_gb(training.memory_per_gpu.total),
-    "fits" if training.fits else "does not fit",
-    delta_color="normal" if training.fits else "inverse",
-    delta_arrow="off",
-    border=True,
-    help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: {training_layout_text(one)}.",
-)
+training_goal = "pretrain" if goal == "serve" else goal
+serving_verdict = goal_verdict(scenario, "serve", catalog)
+training_verdict = goal_verdict(scenario, training_goal, catalog)
 QUIET = {"delta_color": "off", "delta_arrow": "off"}
 RANGE_NOTE = " The likely range moves every efficiency together (Method page, Validation page)."
-c2.metric(
-    "Training time",
-    duration(training.time_s),
-    likely_text(one, "time_s", duration) or None,
-    **QUIET,
-    border=True,
-    help=f"{training.tokens:,.3g} tokens, wall time with interruptions.{RANGE_NOTE}",
-)
-c3.metric(
-    "Training cost",
-    format_usd(training.cost_usd),
-    likely_text(one, "cost_usd", format_usd) or None,
-    **QUIET,
-    border=True,
-    help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour."
-    f"{RANGE_NOTE}",
-)
-c4.metric(
-    "Model FLOPs utilisation",
-    percent(training.mfu),
-    likely_text(one, "mfu", percent) or None,
-    **QUIET,
-    border=True,
-    help=f"{per_second(training.tokens_per_s_per_gpu)} per card in steady-state steps.{RANGE_NOTE}",
-)
 
-st.subheader("Serving", divider="gray")
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(
-    "Time per token, one user",
-    milliseconds(single.tpot_s),
-    joined(f"ideal {short_milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", short_milliseconds)),
-    **QUIET,
-    border=True,
-    help=f"Expected (with efficiencies) beside the roofline at datasheet peaks. Replica: "
-    f"{replica_name(single.tp, single.pp, single.ep)}.{RANGE_NOTE}",
-)
-c2.metric(
-    "Tokens/s, one user",
-    f"{single.decode_tokens_per_s_per_user:,.0f}",
-    likely_text(one, "decode_tokens_per_s_per_user", lambda v: f"{v:,.0f}") or None,
-    **QUIET,
-    border=True,
-    help=f"Batch 1, {scenario.prompt_len:,}-token prompt; first token after {milliseconds(single.ttft_s, 0)} "
-    f"(range {range_text(one, 'ttft_s', milliseconds)}). {single.bound.capitalize()}-bound.{RANGE_NOTE}",
-)
-c3.metric(
-    "Tokens/s at full load",
-    f"{loaded.decode_tokens_per_s:,.0f}",
-    likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}") or None,
-    **QUIET,
-    border=True,
-    help=f"Output tokens over prefill plus decode time: {loaded.batch:,} sequences on each of {loaded.dp:,} "
-    f"replicas.{RANGE_NOTE}",
-)
-c4.metric(
-    "$ per million output tokens",
-    format_usd(loaded.cost_per_million_output_tokens_usd),
-    likely_text(full, "cost_per_million_output_tokens_usd", format_usd) or None,
-    **QUIET,
-    border=True,
-    help=f"Full load at {percent(scenario.utilization)} utilisation.{RANGE_NOTE}",
-)
+st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
+
+
+def show_verdict(verdict, primary: bool) -> None:
+    show_goal_verdict(verdict, gpu.short_name, scenario.precision, primary)
+
+
+def serving_section(primary: bool) -> None:
+    runs = serving_verdict.runs
+    reason = verdict_reason(serving_verdict, gpu.short_name, scenario.precision)
+    st.subheader("Serving" if primary else "Also: serving", divider="gray")
+    show_verdict(serving_verdict, primary)
+    border = primary
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(
+        "Per token, 1 user",
+        milliseconds(single.tpot_s) if runs else NOT_RUN,
+        joined(f"ideal {short_milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", short_milliseconds))
+        if runs
+        else None,
+        **QUIET,
+        border=border,
+        help=f"Time per output token (TPOT), expected beside the roofline at datasheet peaks. Replica: "
+        f"{replica_name(single.tp, single.pp, single.ep)}.{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    c2.metric(
+        "Tokens/s, 1 user",
+        f"{single.decode_tokens_per_s_per_user:,.0f}" if runs else NOT_RUN,
+        (likely_text(one, "decode_tokens_per_s_per_user", lambda v: f"{v:,.0f}") or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=f"Batch 1, {scenario.prompt_len:,}-token prompt; first token after {milliseconds(single.ttft_s, 0)} "
+        f"(range {range_text(one, 'ttft_s', milliseconds)}). {single.bound.capitalize()}-bound.{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    c3.metric(
+        "Tokens/s, full load",
+        f"{loaded.decode_tokens_per_s:,.0f}" if runs else NOT_RUN,
+        (likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}") or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=f"Output tokens over prefill plus decode time: {loaded.batch:,} sequences on each of {loaded.dp:,} "
+        f"replicas.{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    cost = loaded.cost_per_million_output_tokens_usd
+    c4.metric(
+        "$ per M output tokens",
+        format_usd(cost) if runs else NOT_RUN,
+        (likely_text(full, "cost_per_million_output_tokens_usd", format_usd) or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=f"Full load at {percent(scenario.utilization)} utilisation, "
+        f"${one.resolved.price_per_gpu_hour or 0:,.2f} per GPU-hour (sidebar: Price of a GPU-hour).{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+
+
+def set_tokens(key: str) -> None:
+    """Read the typed token count ('2T', '15e12', 'auto'); a bad one leaves the count as it was, with a message."""
+    text = str(st.session_state[key]).strip()
+    try:
+        st.session_state["tokens"] = 0.0 if text.lower() in ("", "auto") else CONTROLS["tokens"].parse(text)
+    except ValueError as error:
+        st.session_state["_tokens_error"] = f"Training tokens: {text[:40]!r} is not allowed ({error}, or auto)"
+
+
+def training_section(primary: bool) -> None:
+    runs = training_verdict.runs
+    reason = verdict_reason(training_verdict, gpu.short_name, scenario.precision)
+    noun = GOAL_NOUNS[training_goal]
+    if training_goal == "finetune":
+        noun += f" ({training.regime})"
+    st.subheader(noun if primary else f"Also: {noun.lower()}", divider="gray")
+    show_verdict(training_verdict, primary)
+    border = primary
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(
+        "Memory per card",
+        bytes_gb(training.memory_per_gpu.total) if not training_verdict.refusal else NOT_RUN,
+        "fits" if runs else "does not fit",
+        delta_color="normal" if runs else "inverse",
+        delta_arrow="off",
+        border=border,
+        help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: {training_layout_text(one)}."
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    c2.metric(
+        "Training time",
+        duration(training.time_s) if runs else NOT_RUN,
+        (likely_text(one, "time_s", duration) or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=f"{training.tokens:,.3g} tokens, wall time with interruptions.{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    c3.metric(
+        "Training cost",
+        format_usd(training.cost_usd) if runs else NOT_RUN,
+        (likely_text(one, "cost_usd", format_usd) or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour "
+        f"(sidebar: Price of a GPU-hour).{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    c4.metric(
+        "Model FLOPs utilisation",
+        percent(training.mfu) if runs else NOT_RUN,
+        (likely_text(one, "mfu", percent) or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=f"{training.tokens_per_s_per_gpu:,.0f} tokens/s per card in steady-state steps.{RANGE_NOTE}"
+        if runs
+        else f"Cannot run: {reason}.",
+    )
+    if runs:
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left.markdown(tokens_caption(one))
+        key = f"_tokens_text_{st.session_state['tokens']}"  # a new box whenever the count changes elsewhere
+        right.text_input(
+            "Training tokens",
+            value=format_tokens(st.session_state["tokens"]) if st.session_state["tokens"] else "auto",
+            key=key,
+            on_change=set_tokens,
+            args=(key,),
+            help="Type 2T, 161B or 15e12; auto: 20 per parameter (pre-training) or 100M (fine-tuning).",
+        )
+        error = st.session_state.pop("_tokens_error", None)
+        if error:
+            right.error(escape_markdown(error))
+
+
+if goal == "serve":
+    serving_section(primary=True)
+else:
+    training_section(primary=True)
+
+notes = [
+    warning for warning in one.warnings if not warning.startswith(("training does not fit", "serving does not fit"))
+]
+if notes:
+    with st.expander(f"Notes on this estimate ({len(notes)})"):
+        for note in notes:
+            st.markdown(f"- {escape_markdown(note)}")
 
 left, right = st.columns([3, 2])
 with left:
-    st.markdown("**Memory per card** (training, and serving at full load)")
-    show_chart(memory_breakdown_chart, parts=memory_rows(full), capacity=capacity_row(gpu))
+    if goal == "serve":
+        st.markdown(f"**Memory per card**, serving one user and at full load ({loaded.batch:,} sequences)")
+        parts = memory_rows(one, workloads=("inference",), inference_label="1 user") + memory_rows(
+            full, workloads=("inference",), inference_label=f"{loaded.batch:,} sequences"
+        )
+    else:
+        st.markdown("**Memory per card**, training")
+        parts = memory_rows(one, workloads=("training",), training_label="Training")
+    show_chart(memory_breakdown_chart, parts=parts, capacity=capacity_row(gpu))
 with right:
     comparison = cpu_versus_gpu(scenario, catalog)
     cpu = catalog.gpus["cpu-server"]
     st.markdown(
-        f"**Why GPUs**: one token on the GPU vs a 64 GB/s server CPU — **{comparison.gpu_speedup:,.0f}×** faster"
+        f"**Why GPUs**: one token on one {gpu.short_name} vs a 64 GB/s server CPU — "
+        f"**{comparison.gpu_speedup:,.0f}×** faster"
     )
-    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.short_name, "Server CPU, 64 GB/s"))
+    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.short_name, "Server CPU"))
     st.caption(
         "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth "
         f"({cpu.short_name} has {cpu.memory_bandwidth_bytes_per_s / 1e9:g} GB/s)."
     )
+
+if goal == "serve":
+    training_section(primary=False)
+else:
+    serving_section(primary=False)

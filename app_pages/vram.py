@@ -1,20 +1,22 @@
 import streamlit as st
 
 from model.analyses import fit
+from model.analyses.verdict import goal_verdict
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.layout import step_parts_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.vram import knob_memory_chart, load_memory_chart
-from ui.page import estimate_or_stop
+from ui.page import estimate_or_stop, show_verdict
 from ui.remount import held_value
 from ui.rows import layout as rows_layout
 from ui.rows import vram as rows_vram
 from ui.rows.memory import capacity_row, memory_rows
-from ui.sidebar import current_scenario
+from ui.sidebar import current_goal, current_scenario
 
 catalog = session_catalog()
 title = st.empty()
+verdict_box = st.container()  # the sidebar goal's verdict, the same sentence as the Overview's
 left, right = st.columns([5, 3])
 with left.container(border=True):
     st.markdown("**Training**")
@@ -57,6 +59,9 @@ scenario = current_scenario(**rows_vram.vram_settings(st.session_state))
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 gpu = catalog.gpus[scenario.gpu]
 title.title(f"VRAM: {result.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
+goal = current_goal()
+with verdict_box:
+    show_verdict(goal_verdict(scenario, goal, catalog), gpu.short_name, scenario.precision)
 micro, seq = fit.largest_training_micro_batch(scenario, catalog), fit.largest_training_seq_len(scenario, catalog)
 batch = fit.largest_inference_batch(scenario, catalog)
 context = fit.largest_inference_context(scenario, catalog, scenario.batch)

@@ -205,9 +205,10 @@ def _summary(result: Estimate) -> str:
         f"{inputs['cards']} x {inputs['gpu_name']}, {inputs['precision']}",
         "training:",
         f"  fits: {'yes' if t.fits else 'no'}; memory per card {t.memory_per_gpu.total / GB:,.1f} GB "
-        f"(weights {t.memory_per_gpu.weights / GB:,.1f}, gradients {t.memory_per_gpu.gradients / GB:,.1f}, "
-        f"optimizer {t.memory_per_gpu.optimizer / GB:,.1f}, activations {t.memory_per_gpu.activations / GB:,.1f}, "
-        f"other {t.memory_per_gpu.other / GB:,.1f})",
+        f"(weights {t.memory_per_gpu.weights / GB:,.1f}"
+        + (f" of which adapters {t.memory_per_gpu.adapters / GB:,.2f}, " if t.memory_per_gpu.adapters else ", ")
+        + f"gradients {t.memory_per_gpu.gradients / GB:,.1f}, optimizer {t.memory_per_gpu.optimizer / GB:,.1f}, "
+        f"activations {t.memory_per_gpu.activations / GB:,.1f}, other {t.memory_per_gpu.other / GB:,.1f})",
         f"  layout: tp {t.parallelism.tp} x pp {t.parallelism.pp} x dp {t.parallelism.dp}, ep {t.parallelism.ep}"
         + (f", {t.vp} chunks per stage" if t.vp > 1 else "")
         + f", ZeRO {t.parallelism.zero}, recompute {t.recompute}"

@@ -69,6 +69,8 @@ class TrainingRegime(NamedTuple):
     activation_scale: float
     """Activation bytes relative to 16-bit activations (2 for fp32 training)."""
     label: str
+    adapter_bytes: float = 0.0
+    """The part of ``weight_bytes`` that is LoRA adapters (16-bit), per parameter of the model."""
 
 
 class TrainingMemory(NamedTuple):
@@ -80,6 +82,13 @@ class TrainingMemory(NamedTuple):
     activations: float
     other: float
     total: float
+    adapters: float = 0.0
+    """Of ``weights``, the LoRA adapters (a detail, not a part: the JSON contract lists the parts)."""
+
+    @property
+    def frozen_weights(self) -> float:
+        """The weights that are not adapters: the frozen base when LoRA or QLoRA trains."""
+        return self.weights - self.adapters
 
 
 def lora_params(arch: Architecture, rank: int) -> float:
@@ -136,6 +145,7 @@ def training_regime(
             trainable_params=adapters,
             activation_scale=activation_scale,
             label=f"{finetune.upper()} rank {lora_rank}",
+            adapter_bytes=adapters * 2.0 / total,
         )
     return TrainingRegime(
         weight_bytes=weight,
@@ -155,6 +165,8 @@ class TrainingStates(NamedTuple):
     optimizer: float
     gather_buffers: float
     """ZeRO-3 / FSDP gathers the current and the prefetched unit in full."""
+    adapters: float = 0.0
+    """The LoRA adapters among ``weights``."""
 
 
 def training_states(arch: Architecture, regime: TrainingRegime, layout: Layout) -> TrainingStates:
@@ -184,6 +196,7 @@ def training_states(arch: Architecture, regime: TrainingRegime, layout: Layout) 
         grads_params * trainable_share * regime.grad_bytes,
         optimizer_params * trainable_share * regime.optimizer_bytes,
         gather_buffers,
+        weights_params * regime.adapter_bytes,
     )
 
 
@@ -237,7 +250,15 @@ def combined_memory(states: TrainingStates, activations: float, runtime_bytes: f
     """Return training memory per card from its two halves, with the runtime and fragmentation."""
     held = states.weights + states.gradients + states.optimizer + activations
     other = runtime_bytes + states.gather_buffers + FRAGMENTATION * held
-    return TrainingMemory(states.weights, states.gradients, states.optimizer, activations, other, held + other)
+    return TrainingMemory(
+        states.weights,
+        states.gradients,
+        states.optimizer,
+        activations,
+        other,
+        held + other,
+        states.adapters,
+    )
 
 
 def training_memory(

@@ -209,6 +209,7 @@ class Estimate(NamedTuple):
         """Return plain nested dicts and numbers (bytes, seconds, FLOPs, dollars, kWh)."""
         training = _plain(self.training)
         training["parallelism"] = dict(self.training.parallelism._asdict())
+        training["memory_per_gpu"].pop("adapters")  # a detail of the weights, not a part of the contract's
         inference = _plain(self.inference)
         inference["parallelism"] = {"tp": self.inference.tp, "pp": self.inference.pp, "dp": self.inference.dp}
         return {

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from model.analyses.verdict import GOALS
 from model.precision import PRECISIONS
 from model.units import parse_quantity
 from model.validation import KINDS
@@ -26,15 +27,19 @@ __all__ = [
     "CONTROLS",
     "CUSTOM",
     "DRAFT_OPTIONS",
+    "FINETUNE_OPTIONS",
+    "GOAL_OPTIONS",
     "METHOD_VIEWS",
     "MICRO_BATCH_OPTIONS",
     "PARAM_STEPS_B",
+    "PRICING_OPTIONS",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
     "VALIDATION_KINDS",
     "ZERO_OPTIONS",
     "Control",
     "format_params",
+    "format_tokens",
     "load_from_url",
     "save_to_url",
     "steps_with",
@@ -70,6 +75,10 @@ DRAFT_OPTIONS: tuple[str, ...] = ("off", "1", "2", "3", "4")
 """Speculative decoding: tokens drafted per step ('off': a stock server)."""
 ACCEPTANCE_STEPS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 """Draft acceptance rates offered (DeepSeek-V3 reports 0.85-0.9 for its MTP draft)."""
+GOAL_OPTIONS: tuple[str, ...] = GOALS
+"""What the user came to do: serve, fine-tune or pre-train (the Overview leads with it)."""
+FINETUNE_OPTIONS: tuple[str, ...] = ("lora", "qlora", "full")
+PRICING_OPTIONS: tuple[str, ...] = ("rent", "own")
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
@@ -85,6 +94,14 @@ def format_params(billions: float) -> str:
     if billions >= 1000:
         return f"{billions / 1000:g}T"
     return f"{billions:g}B"
+
+
+def format_tokens(value: float) -> str:
+    """Write a token count the way people say it and links carry it: '2T', '161B', '500M', '0' for auto."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:.6g}{suffix}"
+    return f"{value:.6g}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +197,24 @@ def _card_count(text: str) -> int:
     return min(CARD_STEPS, key=lambda step: abs(math.log(step / value)))
 
 
+def _tokens(text: str) -> float:
+    value = parse_quantity(text)
+    if value != 0 and not 1e6 <= value <= 1e16:
+        raise ValueError("a count from 1M to 10000T, such as 2T or 15e12; 0 for auto")
+    return value
+
+
+def _price_text(value: float | None) -> str:
+    return "the catalog's" if value is None else f"{value:.6g}"
+
+
 def _big_number(value: float) -> str:
     return f"{value:.6g}"
 
 
 _ALL = (
     # The sidebar scenario.
+    Control("goal", "Goal", "serve", _choice(lambda: GOAL_OPTIONS)),
     Control("model", "Model", "llama-3.1-8b", _choice(_models)),
     Control("params", "Parameters", 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
     Control("precision", "Precision", "bf16", _precision),
@@ -193,11 +222,19 @@ _ALL = (
     Control("cards", "Cards", 8, _card_count),
     Control("link", "Interconnect", AUTO, _choice(_interconnects)),
     Control("net", "Network", AUTO, _choice(_networks)),
+    Control("finetune", "Fine-tuning method", "lora", _choice(lambda: FINETUNE_OPTIONS)),
+    Control("rank", "LoRA rank", 16, _integer(1, 1024)),
+    # Prices: renting at a rate (the catalog's unless typed) or owning the cards.
+    Control("pricing", "Pricing", "rent", _choice(lambda: PRICING_OPTIONS)),
+    Control("price", "Price per GPU-hour", None, _number(0, 10_000), _price_text),
+    Control("years", "Years of use", 3.0, _number(0.5, 15), _big_number),
+    Control("kwh", "Electricity price", 0.10, _number(0, 2), _big_number),
+    Control("pue", "PUE", 1.3, _number(1, 3), _big_number),
     # Workload, shared by the pages that use it.
     Control("prompt", "Prompt tokens", 1024, _integer(1, 1_000_000)),
     Control("output", "Output tokens", 256, _integer(1, 1_000_000)),
     Control("batch", "Concurrent sequences", 32, _integer(1, 100_000)),
-    Control("tokens", "Training tokens", 0.0, _number(0, 1e16), _big_number),
+    Control("tokens", "Training tokens", 0.0, _tokens, format_tokens),
     Control("util", "Utilisation", 0.7, _number(0.01, 1.0), _big_number),
     # Training vs inference cost.
     Control("traffic", "Tokens served per day", 1e9, _number(1e3, 1e15), _big_number),

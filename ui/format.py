@@ -42,7 +42,12 @@ def duration(seconds: float | None) -> str:
         return f"{seconds / 3600:,.1f} h"
     if seconds < 2 * 365 * 86400:
         return f"{seconds / 86400:,.1f} days"
-    return f"{seconds / (365 * 86400):,.1f} years"
+    years = seconds / (365 * 86400)
+    if years >= 1e6:
+        return f"{years / 1e6:,.1f}M years"
+    if years >= 1e3:
+        return f"{years / 1e3:,.1f}k years"
+    return f"{years:,.1f} years"
 
 
 def milliseconds(seconds: float | None, digits: int = 1) -> str:

@@ -5,10 +5,23 @@ from __future__ import annotations
 import streamlit as st
 
 from model import Estimate, Scenario, ScenarioError, estimate
+from model.analyses.verdict import Verdict
 from ui.catalog import session_catalog
+from ui.rows.verdict import verdict_headline
 from ui.text import escape_markdown
 
-__all__ = ["estimate_or_stop"]
+__all__ = ["estimate_or_stop", "show_verdict"]
+
+
+def show_verdict(verdict: Verdict, gpu_name: str, precision: str, primary: bool = True) -> None:
+    """Show a goal's verdict: coloured when it leads the page, a plain line for the other mode."""
+    text = verdict_headline(verdict, gpu_name, precision)
+    if not primary:
+        st.markdown(text)
+    elif verdict.runs:
+        st.success(text, icon=":material/check_circle:")
+    else:
+        st.error(text, icon=":material/block:")
 
 
 def estimate_or_stop(scenario: Scenario) -> Estimate:

@@ -13,20 +13,37 @@ import streamlit as st
 
 from model import Scenario
 from model.precision import PRECISIONS
+from model.pricing import Owning, PriceQuote, market_rent_ratio, owning_price, rental_price
 from ui.catalog import session_catalog
-from ui.controls import AUTO, CARD_STEPS, CONTROLS, CUSTOM, PARAM_STEPS_B, format_params, load_from_url, save_to_url
+from ui.controls import (
+    AUTO,
+    CARD_STEPS,
+    CONTROLS,
+    CUSTOM,
+    FINETUNE_OPTIONS,
+    GOAL_OPTIONS,
+    PARAM_STEPS_B,
+    PRICING_OPTIONS,
+    format_params,
+    load_from_url,
+    save_to_url,
+)
 from ui.format import billions
 from ui.remount import held_index, held_value
 from ui.text import escape_markdown
 
 __all__ = [
     "CARDS",
+    "GOAL",
+    "GOAL_LABELS",
     "GPU",
     "INTERCONNECT",
     "MODEL",
     "NETWORK",
     "PARAMS",
     "PRECISION",
+    "current_goal",
+    "current_price",
     "current_scenario",
     "init_state",
     "render_scenario_sidebar",
@@ -42,6 +59,10 @@ MODEL, PARAMS, PRECISION, GPU, CARDS, INTERCONNECT, NETWORK = (
     "link",
     "net",
 )
+GOAL = "goal"
+GOAL_LABELS = {"serve": "Serve", "finetune": "Fine-tune", "pretrain": "Pre-train"}
+FINETUNE_LABELS = {"lora": "LoRA", "qlora": "QLoRA (4-bit base)", "full": "Full"}
+PRICING_LABELS = {"rent": "Rent", "own": "Own"}
 _LOADED = "_url_loaded"
 _WARNINGS = "_url_warnings"
 
@@ -108,6 +129,15 @@ def render_scenario_sidebar() -> None:
     with st.sidebar:
         for message in st.session_state.pop(_WARNINGS, []):
             st.warning(f"Link: {escape_markdown(message)}", icon=":material/link_off:")
+        st.segmented_control(
+            "What do you want to do?",
+            GOAL_OPTIONS,
+            default=held_value(GOAL, GOAL_OPTIONS),
+            format_func=GOAL_LABELS.get,
+            key=GOAL,
+            required=True,
+            help="The Overview leads with this goal's verdict; the other mode follows below it.",
+        )
         models = [*catalog.models, CUSTOM]
         st.selectbox("Model", models, index=held_index(MODEL, models), format_func=_model_labeller(), key=MODEL)
         if st.session_state[MODEL] == CUSTOM:
@@ -144,6 +174,106 @@ def render_scenario_sidebar() -> None:
             format_func=_link_labeller("networks", st.session_state[GPU]),
             key=NETWORK,
         )
+        if st.session_state[GOAL] == "finetune":
+            _render_finetune()
+        _render_prices()
+
+
+def _render_finetune() -> None:
+    c1, c2 = st.columns([3, 2])
+    c1.selectbox(
+        "Fine-tuning method",
+        FINETUNE_OPTIONS,
+        index=held_index("finetune", FINETUNE_OPTIONS),
+        format_func=FINETUNE_LABELS.get,
+        key="finetune",
+        help="LoRA trains low-rank adapters on a frozen 16-bit base; QLoRA on a 4-bit base; Full trains every weight.",
+    )
+    c2.number_input(
+        "LoRA rank", 1, 1024, held_value("rank"), key="rank", disabled=st.session_state["finetune"] == "full"
+    )
+
+
+def _render_prices() -> None:
+    """Renting at a rate (the catalog's unless typed) or owning: purchase over years plus power."""
+    gpu = session_catalog().gpus[st.session_state[GPU]]
+    with st.expander("Price of a GPU-hour", expanded=False):
+        st.segmented_control(
+            "Pricing",
+            PRICING_OPTIONS,
+            default=held_value("pricing", PRICING_OPTIONS),
+            format_func=PRICING_LABELS.get,
+            key="pricing",
+            required=True,
+            label_visibility="collapsed",
+        )
+        if st.session_state["pricing"] == "rent":
+            catalog_price = rental_price(gpu, market_rent_ratio())
+            st.number_input(
+                "USD per GPU-hour",
+                0.0,
+                10_000.0,
+                held_value("price"),
+                step=0.1,
+                format="%.2f",
+                key="price",
+                placeholder=f"{catalog_price.usd_per_gpu_hour:.2f} (catalog)"
+                if catalog_price.usd_per_gpu_hour is not None
+                else "type a price",
+                help="Empty: the catalog's rate for this GPU.",
+            )
+        else:
+            c1, c2, c3 = st.columns(3)
+            c1.number_input("Years", 0.5, 15.0, held_value("years"), step=0.5, key="years")
+            c2.number_input("$/kWh", 0.0, 2.0, held_value("kwh"), step=0.01, format="%.2f", key="kwh")
+            c3.number_input("PUE", 1.0, 3.0, held_value("pue"), step=0.05, format="%.2f", key="pue")
+        quote = current_price()
+        st.caption(price_caption(gpu.short_name, quote))
+
+
+def training_settings(state: Any) -> dict[str, Any]:
+    """Map the VRAM page's training knobs onto Scenario fields ('auto' becomes None: the engine chooses).
+
+    They are part of every page's scenario, so every page gives the same verdict for it.
+    """
+
+    def chosen(key: str) -> str | None:
+        return None if state[key] == AUTO else str(state[key])
+
+    zero, tp, micro = chosen("zero"), chosen("tp"), chosen("micro")
+    return {
+        "zero": None if zero is None else int(zero),
+        "tp": None if tp is None else int(tp),
+        "recompute": chosen("recompute"),
+        "micro_batch": None if micro is None else int(micro),
+        # The default length leaves the engine's own (4,096, or the model's context if shorter).
+        "seq_len": None if state["seq"] == CONTROLS["seq"].default else int(state["seq"]),
+    }
+
+
+def current_goal() -> str:
+    """Return the goal the sidebar names: 'serve', 'finetune' or 'pretrain'."""
+    return str(st.session_state[GOAL])
+
+
+def current_price() -> PriceQuote:
+    """Return the price of a GPU-hour the sidebar sets: typed, the catalog's rental rate, or owning."""
+    state = st.session_state
+    gpu = session_catalog().gpus[state[GPU]]
+    if state["pricing"] == "own":
+        owned = owning_price(gpu, Owning(years=state["years"], usd_per_kwh=state["kwh"], pue=state["pue"]))
+        if owned.usd_per_gpu_hour is not None:
+            return owned
+    if state["price"] is not None:
+        return PriceQuote(float(state["price"]), "given", "typed")
+    return rental_price(gpu, market_rent_ratio())
+
+
+def price_caption(gpu_name: str, quote: PriceQuote) -> str:
+    """Say what a GPU-hour costs and where the figure comes from."""
+    if quote.usd_per_gpu_hour is None:
+        return f"No price known for {gpu_name}: {quote.note}."
+    return f"{gpu_name}: **${quote.usd_per_gpu_hour:,.2f} per GPU-hour**, {escape_markdown(quote.note)}."
 
 
 def current_scenario(**page_settings: Any) -> Scenario:
@@ -166,6 +296,10 @@ def current_scenario(**page_settings: Any) -> Scenario:
         "output_len": state["output"],
         "utilization": state["util"],
         "tokens": state["tokens"] or None,
+        "finetune": state["finetune"] if state[GOAL] == "finetune" else "none",
+        "lora_rank": state["rank"],
+        "price_per_gpu_hour": current_price().usd_per_gpu_hour,
+        **training_settings(state),
     }
     settings.update(page_settings)
     return Scenario(**settings)

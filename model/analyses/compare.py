@@ -97,13 +97,14 @@ class TokenTimeComparison(NamedTuple):
 
 
 def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenTimeComparison:
-    """Compare one user's time per token on the scenario's GPU with the seed's 64 GB/s CPU.
+    """Compare one user's time per token on one card of the scenario's GPU with the seed's 64 GB/s CPU.
 
-    Both read the same weight bytes per token (the seed's rule: bytes / bandwidth); the CPU runs
-    one card, the GPU as many as the model needs.
+    Per card, as the seed does (DeepSeek-R1's 37 GB of active FP8 weights: ~9 ms on one H20 at
+    4 TB/s, ~578 ms on the CPU): both read the same weight bytes per token (the seed's rule: bytes /
+    bandwidth) from one device, whether or not the model fits in its memory.
     """
     catalog = catalog or default_catalog()
-    single = dataclasses.replace(scenario, batch=1)
+    single = dataclasses.replace(scenario, batch=1, cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None)
     gpu = estimate(single, catalog).inference
     cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID, cards=1, tp=None, pp=None), catalog).inference
     return TokenTimeComparison(

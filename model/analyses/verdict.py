@@ -139,7 +139,9 @@ def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
                 break
     cards = _fewest_training_cards(scenario, cat)
     if cards is not None:
-        fixes.append(Fix("cards", cards, estimate(dataclasses.replace(scenario, cards=cards), cat).training.memory_per_gpu.total))
+        fixes.append(
+            Fix("cards", cards, estimate(dataclasses.replace(scenario, cards=cards), cat).training.memory_per_gpu.total)
+        )
     seq_len = largest_training_seq_len(scenario, cat)
     if SHORTEST_USEFUL_CONTEXT <= seq_len < result.resolved.seq_len:
         fixes.append(Fix("seq_len", seq_len, capacity))

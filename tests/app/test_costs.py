@@ -72,13 +72,18 @@ def test_a_shared_traffic_off_the_slider_grid_is_kept():
 @pytest.mark.parametrize(
     "query",
     [
-        {"gpu": "h20"},  # no cloud price
         {"model": "llama-3.1-405b", "gpu": "rtx-4090", "cards": "1"},  # nothing fits
     ],
 )
-def test_missing_prices_and_misfits_are_shown_plainly(query):
+def test_misfits_are_shown_plainly(query):
     at = open_page("costs", **query)
     assert not at.exception
     assert at.warning
     assert metric_values(at)["Training cost"] == "n/a"
     assert metric_values(at)["API per month"].startswith("$")
+
+
+def test_a_gpu_with_no_published_rate_is_priced_from_its_purchase_price():
+    at = open_page("costs", model="deepseek-r1", gpu="h20", cards="8", precision="fp8")
+    values = metric_values(at)
+    assert all(value.startswith("$") for label, value in values.items() if "serving" in label.lower())

@@ -17,6 +17,14 @@ from ui.controls import CONTROLS
 
 # One value away from its default for every control but the custom-size slider (tested below).
 AWAY_FROM_DEFAULTS = {
+    "goal": "finetune",
+    "finetune": "qlora",
+    "rank": "32",
+    "pricing": "own",
+    "price": "2.5",
+    "years": "5",
+    "kwh": "0.2",
+    "pue": "1.5",
     "model": "llama-3.1-70b",
     "precision": "fp8",
     "gpu": "h200",

@@ -9,6 +9,7 @@ from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.charts.vram import knob_memory_chart, load_memory_chart
 from ui.controls import CONTROLS
 from ui.rows.vram import OPTIONS, knob_rows, limit_row, load_rows, vram_settings
+from ui.sidebar import training_settings
 
 PARTS = [
     {"option": "0", "component": "optimizer", "gb": 96.0, "order": 2, "status": "157.3 GB: does not fit"},
@@ -72,20 +73,21 @@ def test_the_renderer_swaps_rows_into_the_vram_charts():
         assert all("values" in layer["data"] for layer in filled["layer"])
 
 
-def test_vram_settings_turn_auto_into_none_and_choices_into_numbers():
+def test_training_settings_turn_auto_into_none_and_choices_into_numbers():
     state = {key: control.default for key, control in CONTROLS.items()}
-    settings = vram_settings(state)
+    settings = training_settings(state)
     assert settings["zero"] is None and settings["tp"] is None and settings["recompute"] is None
+    assert settings["seq_len"] is None  # the default length leaves the engine's own
     state.update(zero="3", tp="8", recompute="full", micro=4, seq=8192, batch=16)
-    assert vram_settings(state) == {
+    assert training_settings(state) == {
         "zero": 3,
         "tp": 8,
         "recompute": "full",
         "micro_batch": 4,
         "seq_len": 8192,
-        "batch": 16,
     }
-    Scenario(**vram_settings(state))  # every field is one the engine accepts
+    assert vram_settings(state) == {"batch": 16}
+    Scenario(**training_settings(state), **vram_settings(state))  # every field is one the engine accepts
 
 
 def test_the_page_options_are_the_values_the_url_accepts():
@@ -103,6 +105,16 @@ def test_knob_rows_give_every_component_of_every_setting_in_gb_and_mark_the_curr
     assert sum(row["option"].endswith("(now)") for row in rows) == 5
     weights = next(row for row in rows if row["option"] == f"{chosen.value} (now)" and row["component"] == "weights")
     assert math.isclose(weights["gb"], chosen.memory.weights / 1e9)
+
+
+def test_lora_knob_rows_split_the_frozen_base_from_the_adapters_and_add_up():
+    sweep = zero_stage_sweep(Scenario(model="llama-3.1-8b", cards=1, finetune="lora"))
+    rows = knob_rows(sweep)
+    point = sweep.points[0]
+    mine = [row for row in rows if row["option"].startswith(str(point.value))]
+    assert {row["component"] for row in mine} >= {"weights", "adapters"}
+    assert math.isclose(sum(row["gb"] for row in mine), point.memory.total / 1e9)
+    assert 0 < point.memory.adapters < 0.05 * point.memory.weights
 
 
 def test_knob_rows_say_whether_each_setting_fits():

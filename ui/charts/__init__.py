@@ -29,6 +29,7 @@ ChartData = Rows | alt.NamedData
 
 COMPONENT_COLORS: dict[str, str] = {
     "weights": "#4C78A8",
+    "adapters": "#B279A2",
     "gradients": "#F58518",
     "optimizer": "#E45756",
     "activations": "#72B7B2",

@@ -25,6 +25,12 @@ def token_time_chart(rows: ChartData) -> alt.LayerChart:
             alt.Tooltip("ms:Q", title="ms per token", format=",.1f"),
         ],
     )
-    bars = base.mark_bar().encode(color=alt.Color("kind:N", scale=_KIND_COLORS, legend=None))
+    legend = alt.Legend(
+        title=None,
+        orient="bottom",
+        labelFontSize=12,
+        labelExpr="datum.label == 'ideal' ? 'ideal: bytes ÷ bandwidth' : 'expected: with efficiencies'",
+    )
+    bars = base.mark_bar().encode(color=alt.Color("kind:N", scale=_KIND_COLORS, legend=legend))
     labels = base.mark_text(align="left", dx=3, fontSize=12).encode(text=alt.Text("ms:Q", format=",.1f"))
-    return alt.layer(bars, labels).properties(height=150)
+    return alt.layer(bars, labels).properties(height=170)

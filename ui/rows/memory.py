@@ -9,28 +9,43 @@ from model.catalog import Gpu
 
 __all__ = ["capacity_row", "memory_rows"]
 
-_TRAINING_PARTS = ("weights", "gradients", "optimizer", "activations", "other")
+_TRAINING_PARTS = ("weights", "adapters", "gradients", "optimizer", "activations", "other")
 _INFERENCE_PARTS = (
     ("weights", "weights"),
     ("kv_cache", "KV cache"),
     ("activations", "activations"),
     ("other", "other"),
 )
-_ORDER = {"weights": 0, "gradients": 1, "optimizer": 2, "activations": 3, "KV cache": 4, "other": 5}
+_ORDER = {"weights": 0, "adapters": 1, "gradients": 2, "optimizer": 3, "activations": 4, "KV cache": 5, "other": 6}
 
 
 def memory_rows(
-    result: Estimate, training_label: str = "Training", inference_label: str = "Inference"
+    result: Estimate,
+    training_label: str = "Training",
+    inference_label: str = "Inference",
+    workloads: tuple[str, ...] = ("training", "inference"),
 ) -> list[dict[str, Any]]:
-    """Return one row per memory component per workload, in GB per card."""
+    """Return one row per memory component per workload ('training', 'inference'), in GB per card."""
     training = result.training.memory_per_gpu
     inference = result.inference.memory_per_gpu
-    parts = [(training_label, name, getattr(training, name)) for name in _TRAINING_PARTS]
-    parts += [(inference_label, name, getattr(inference, field)) for field, name in _INFERENCE_PARTS]
+    parts = []
+    if "training" in workloads:
+        parts += [
+            (training_label, name, _training_part(training, name))
+            for name in _TRAINING_PARTS
+            if name != "adapters" or training.adapters  # a LoRA bar only when adapters train
+        ]
+    if "inference" in workloads:
+        parts += [(inference_label, name, getattr(inference, field)) for field, name in _INFERENCE_PARTS]
     return [
         {"workload": workload, "component": name, "gb": value / 1e9, "order": _ORDER[name]}
         for workload, name, value in parts
     ]
+
+
+def _training_part(memory: Any, name: str) -> float:
+    """The weights bar is the frozen part; adapters, when LoRA trains, are their own bar."""
+    return float(memory.frozen_weights if name == "weights" else getattr(memory, name))
 
 
 def capacity_row(gpu: Gpu) -> list[dict[str, Any]]:

@@ -4,9 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from model import Estimate
 from model.analyses.compare import TokenTimeComparison
+from model.units import format_count
+from ui.format import duration
 
-__all__ = ["token_time_rows"]
+__all__ = ["NOT_RUN", "token_time_rows", "tokens_caption"]
+
+NOT_RUN = "—"
+"""What a figure shows when its mode cannot run: a dash, never a number for a setup that cannot exist."""
+
+
+def tokens_caption(result: Estimate) -> str:
+    """Say what the training time is for: '27.7 days to train on 161B tokens (20 per parameter)'."""
+    training, scenario = result.training, result.resolved.scenario
+    params = result.resolved.arch.stats.total_params
+    if scenario.tokens is not None:
+        why = "as typed"
+    elif scenario.finetune != "none":
+        why = "the fine-tuning default"
+    else:
+        why = "20 per parameter, Chinchilla"
+    return (
+        f"{duration(training.time_s)} to train on **{format_count(training.tokens)} tokens** "
+        f"({training.tokens / params:,.3g} per parameter; {why})"
+    )
 
 
 def token_time_rows(comparison: TokenTimeComparison, gpu_name: str, cpu_name: str) -> list[dict[str, Any]]:

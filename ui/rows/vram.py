@@ -13,7 +13,7 @@ from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint, largest_component
 from model.layouts.serving import replica_name
 from model.memory import TrainingMemory
-from ui.controls import AUTO, MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
+from ui.controls import MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb, duration
 from ui.rows.layout import training_layout_text
 
@@ -46,31 +46,20 @@ LOAD_AXES = {
 KNOB_TITLES = {"zero": "ZeRO stage", "recompute": "Recomputation", "tp": "Tensor-parallel degree"}
 """The axis title of each knob's chart."""
 _COMPONENTS = (
-    ("weights", "weights"),
+    ("frozen_weights", "weights"),
+    ("adapters", "adapters"),
     ("gradients", "gradients"),
     ("optimizer", "optimizer"),
     ("activations", "activations"),
     ("kv_cache", "KV cache"),
     ("other", "other"),
 )
-_NAMES = dict(_COMPONENTS) | {"optimizer": "optimizer states"}
+_NAMES = dict(_COMPONENTS) | {"weights": "weights", "optimizer": "optimizer states", "adapters": "LoRA adapters"}
 
 
 def vram_settings(state: Mapping[str, Any]) -> dict[str, Any]:
-    """Map the page's control values onto Scenario fields ('auto' becomes None: the engine chooses)."""
-
-    def chosen(key: str) -> str | None:
-        return None if state[key] == AUTO else str(state[key])
-
-    zero, tp, micro = chosen("zero"), chosen("tp"), chosen("micro")
-    return {
-        "zero": None if zero is None else int(zero),
-        "tp": None if tp is None else int(tp),
-        "recompute": chosen("recompute"),
-        "micro_batch": None if micro is None else int(micro),
-        "seq_len": int(state["seq"]),
-        "batch": int(state["batch"]),
-    }
+    """Return the page's own Scenario field: the serving batch it sizes (the training knobs are every page's)."""
+    return {"batch": int(state["batch"])}
 
 
 def _status(gb: float, fits: bool) -> str:
@@ -84,7 +73,7 @@ def knob_rows(sweep: KnobSweep) -> list[dict[str, Any]]:
         option = f"{point.value} (now)" if point.chosen else str(point.value)
         status = _status(point.memory.total / 1e9, point.fits)
         for order, (field, name) in enumerate(_COMPONENTS):
-            if hasattr(point.memory, field):
+            if hasattr(point.memory, field) and (field != "adapters" or point.memory.adapters):
                 gb = getattr(point.memory, field) / 1e9
                 rows.append({"option": option, "component": name, "gb": gb, "order": order, "status": status})
     return rows
