@@ -2,7 +2,6 @@ import streamlit as st
 
 from model.analyses.economics import cost_over_time
 from model.analyses.scaling import OWN_LINKS, card_counts, link_variants, scaling_with_cards
-from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.costs import cost_over_time_chart, scaling_time_chart, step_share_chart
@@ -10,13 +9,15 @@ from ui.controls import AUTO, steps_with
 from ui.page import estimate_or_stop
 from ui.remount import held_index, held_value
 from ui.rows import costs as rows
-from ui.sidebar import current_scenario
+from ui.sidebar import current_goal, current_scenario
 
 catalog = session_catalog()
 state = st.session_state
 scenario = current_scenario()
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 st.title(f"Training vs serving cost: {result.inputs['model_name']}")
+params = result.resolved.arch.stats.total_params
+goal = current_goal()
 
 c1, c2, c3 = st.columns([3, 2, 5])
 traffic_steps = steps_with(rows.TRAFFIC_STEPS, state["traffic"])
@@ -37,12 +38,12 @@ c3.selectbox(
     "API price to compare",
     api_choices,
     index=held_index("api", api_choices),
-    format_func=rows.api_labeller(catalog, scenario.model),
+    format_func=rows.api_labeller(catalog, scenario.model, params),
     key="api",
     persist_state="session",
     help="List prices per million tokens on the date shown. Auto: an API serving this model, else GPT-4o.",
 )
-api = rows.chosen_api_price(catalog, state["api"], scenario.model)
+api = rows.chosen_api_price(catalog, state["api"], scenario.model, params)
 c3.caption(rows.api_terms(api))
 with st.expander("Training tokens and serving utilisation"):
     t1, t2 = st.columns(2)
@@ -73,19 +74,27 @@ for note in costs.notes:
     st.warning(rows.sentence(note), icon=":material/info:")
 
 m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric("Training cost", format_usd(costs.training_usd), border=True, help=rows.training_help(costs, scenario.cards))
+m1.metric(
+    "Training",
+    rows.money(costs.training_usd),
+    border=True,
+    help=rows.training_help(costs, scenario.cards),
+)
 m2.metric(
-    "Training time", rows.short_duration(costs.training_time_s), border=True, help="Wall time with interruptions."
+    "Training time",
+    rows.short_duration(costs.training_time_s) if costs.training_fits else rows.NOT_RUN,
+    border=True,
+    help="Wall time with interruptions.",
 )
 m3.metric(
-    "Serving per month",
-    format_usd(costs.serving_usd_per_month),
+    "Serving / month",
+    rows.money(costs.serving_usd_per_month),
     border=True,
     help=rows.serving_help(costs, scenario.utilization),
 )
-m4.metric("Break-even month", rows.break_even_text(costs), border=True, help=rows.BREAK_EVEN_HELP)
-m5.metric("API per month", format_usd(costs.api_usd_per_month), border=True, help=rows.api_help(costs))
-st.markdown(rows.cost_takeaway(costs))
+m4.metric("Break-even", rows.break_even_text(costs), border=True, help=rows.BREAK_EVEN_HELP)
+m5.metric("API / month", rows.money(costs.api_usd_per_month), border=True, help=rows.api_help(costs))
+st.markdown(rows.cost_takeaway(costs, serving_only=goal == "serve"))
 show_chart(cost_over_time_chart, lines=rows.cost_rows(costs), marks=rows.cost_marks(costs))
 
 st.subheader("Training as the card count grows", divider="gray")

@@ -1,5 +1,8 @@
 import streamlit as st
+import yaml
 
+from model import CatalogError
+from model.catalog.hf_config import model_row_from_hf_config, parse_hf_config
 from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.forms import (
     EXAMPLE_YAML,
@@ -17,6 +20,7 @@ from ui.text import escape_markdown
 
 RESULT = "_add_result"
 UPLOAD = "add_upload"
+HF_TEXT, HF_FILE, HF_NAME = "add_hf_text", "add_hf_file", "add_hf_name"
 
 
 def add_from_form(kind: str) -> None:
@@ -34,6 +38,19 @@ def add_from_upload() -> None:
         st.session_state[RESULT] = add_document(upload.getvalue(), upload.name)
 
 
+def add_from_hf_config() -> None:
+    """Turn the pasted or uploaded config.json into a model row, checked like any upload."""
+    upload = st.session_state.get(HF_FILE)
+    text = upload.getvalue() if upload is not None else st.session_state.get(HF_TEXT, "")
+    name = (st.session_state.get(HF_NAME) or "").strip() or "My model"
+    try:
+        row = model_row_from_hf_config(parse_hf_config(text or "", "config.json"), name)
+    except CatalogError as error:
+        st.session_state[RESULT] = False, str(error)
+        return
+    st.session_state[RESULT] = add_document(yaml.safe_dump({"models": [row]}, sort_keys=False), "config.json")
+
+
 catalog = session_catalog()
 st.title("Add a GPU or model")
 st.markdown(
@@ -41,7 +58,7 @@ st.markdown(
     "and nothing else changes. A row with a bad field is refused with the field named."
 )
 
-gpu_tab, model_tab, upload_tab = st.tabs(["GPU", "Model", "Upload YAML"])
+gpu_tab, model_tab, hf_tab, upload_tab = st.tabs(["GPU", "Model", "Hugging Face config.json", "Upload YAML"])
 for tab, kind, fields, button in (
     (gpu_tab, "GPU", GPU_FIELDS, "Add this GPU"),
     (model_tab, "Model", MODEL_FIELDS, "Add this model"),
@@ -49,6 +66,14 @@ for tab, kind, fields, button in (
     with tab, st.form(f"add_{kind.lower()}_form"):
         render_fields(fields, f"add_{kind.lower()}_", catalog)
         st.form_submit_button(button, on_click=add_from_form, args=(kind,), type="primary")
+with hf_tab:
+    st.text_input("Name", key=HF_NAME, max_chars=80, placeholder="e.g. My fine-tuned Llama")
+    st.text_area(
+        "Paste config.json", key=HF_TEXT, height=160, placeholder='{"model_type": "llama", "hidden_size": 4096, ...}'
+    )
+    st.file_uploader("or upload it", type=["json"], key=HF_FILE)
+    st.button("Add this model", key="add_hf_button", on_click=add_from_hf_config, type="primary")
+    st.caption("Read here, never fetched: layers, width, heads, KV heads, MLP, vocabulary, context, experts and MLA.")
 with upload_tab:
     st.file_uploader(
         "A YAML file of gpus: and/or models: rows (the format below)",

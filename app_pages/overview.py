@@ -17,7 +17,7 @@ from ui.rows.memory import capacity_row, memory_rows
 from ui.rows.overview import NOT_RUN, token_time_rows, tokens_caption
 from ui.rows.verdict import GOAL_NOUNS, verdict_reason
 from ui.sidebar import current_goal, current_scenario
-from ui.text import escape_markdown, joined, likely_text, range_text
+from ui.text import escape_markdown, likely_text, range_text
 
 catalog = session_catalog()
 goal = current_goal()
@@ -36,10 +36,12 @@ st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}"
 
 
 def show_verdict(verdict, primary: bool) -> None:
+    """Show a mode's verdict: coloured when it is the goal, a plain line when it follows."""
     show_goal_verdict(verdict, gpu.short_name, scenario.precision, primary)
 
 
 def serving_section(primary: bool) -> None:
+    """Serving's verdict and figures; a dash with the reason for each figure when it cannot run."""
     runs = serving_verdict.runs
     reason = verdict_reason(serving_verdict, gpu.short_name, scenario.precision)
     st.subheader("Serving" if primary else "Also: serving", divider="gray")
@@ -49,12 +51,11 @@ def serving_section(primary: bool) -> None:
     c1.metric(
         "Per token, 1 user",
         milliseconds(single.tpot_s) if runs else NOT_RUN,
-        joined(f"ideal {short_milliseconds(single.tpot_roofline_s)}", likely_text(one, "tpot_s", short_milliseconds))
-        if runs
-        else None,
+        (likely_text(one, "tpot_s", short_milliseconds) or None) if runs else None,
         **QUIET,
         border=border,
-        help=f"Time per output token (TPOT), expected beside the roofline at datasheet peaks. Replica: "
+        help=f"Time per output token (TPOT) with the efficiencies; the roofline at datasheet peaks (the seeds' "
+        f"rule) is {short_milliseconds(single.tpot_roofline_s)}. Replica: "
         f"{replica_name(single.tp, single.pp, single.ep)}.{RANGE_NOTE}"
         if runs
         else f"Cannot run: {reason}.",
@@ -105,6 +106,7 @@ def set_tokens(key: str) -> None:
 
 
 def training_section(primary: bool) -> None:
+    """Pre-training's or fine-tuning's verdict and figures, with the token count they are for."""
     runs = training_verdict.runs
     reason = verdict_reason(training_verdict, gpu.short_name, scenario.precision)
     noun = GOAL_NOUNS[training_goal]
@@ -117,7 +119,7 @@ def training_section(primary: bool) -> None:
     c1.metric(
         "Memory per card",
         bytes_gb(training.memory_per_gpu.total) if not training_verdict.refusal else NOT_RUN,
-        "fits" if runs else "does not fit",
+        "fits" if runs else ("refused" if training_verdict.refusal else "does not fit"),
         delta_color="normal" if runs else "inverse",
         delta_arrow="off",
         border=border,

@@ -62,7 +62,9 @@ def format_count(value: float) -> str:
     """
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
         if value >= scale:
-            return f"{value / scale:,.3g}{suffix}"
+            scaled = value / scale
+            # Past 1,000 of the largest suffix, whole numbers: '10,000T', never '1e+04T'.
+            return f"{scaled:,.0f}{suffix}" if scaled >= 1000 else f"{scaled:,.3g}{suffix}"
     return f"{value:,.0f}"
 
 

@@ -119,6 +119,11 @@ def shared_link(seed: int) -> dict[str, Any]:
         query[key] = _value(rng, key)
         if rng.random() < 0.1:
             query[key] = [_value(rng, key) for _ in range(rng.randint(2, 4))]
+    if rng.random() < 0.2:  # the packed values a link carries: garbage, or a packed hostile document
+        from ui.linked import pack
+
+        hostile = rng.choice([_garbage(rng), pack(_garbage(rng)), pack(rng.choice(_HOSTILE)), pack("[" * 5000)])
+        query[rng.choice(["rows", "saved"])] = hostile
     for _ in range(rng.choice((0, 0, 0, 1, 3))):
         unknown = rng.choice(["page", "utm_source", "embed", "x" * 200, _garbage(rng) or "k", "Cards", "gpu "])
         query[unknown] = _value(rng, "cards")

@@ -18,6 +18,7 @@ from model.analyses.verdict import GOALS
 from model.precision import PRECISIONS
 from model.units import parse_quantity
 from model.validation import KINDS
+from ui.linked import LINKED_KEYS
 
 __all__ = [
     "ACCEPTANCE_STEPS",
@@ -52,6 +53,7 @@ AUTO = "auto"
 CUSTOM = "custom"
 """Model value meaning: a bare parameter count from the slider."""
 STREAMLIT_KEYS = frozenset({"embed", "embed_options"})
+# The link's added rows and saved scenarios (ui/linked.py) are read before the controls.
 """Query keys Streamlit itself reads (embedding on Community Cloud): passed over in silence."""
 MAX_VALUE_LENGTH = 100
 """Longer query values are refused before parsing."""
@@ -272,7 +274,7 @@ def load_from_url(query: Mapping[str, list[str]]) -> tuple[dict[str, Any], list[
     warnings: list[str] = []
     for key, texts in query.items():
         control = CONTROLS.get(key)
-        if key in STREAMLIT_KEYS:
+        if key in STREAMLIT_KEYS or key in LINKED_KEYS:
             continue
         if control is None:
             warnings.append(f"ignored the unknown link setting {key[:30]!r}")

@@ -26,6 +26,7 @@ __all__ = [
     "remove_saved",
     "render_save_form",
     "render_saved",
+    "restore_saved",
     "save_scenario",
     "saved_json",
     "saved_records",
@@ -71,6 +72,12 @@ def save_scenario(scenario: Scenario, label: str) -> str:
     entries.append({"id": number, "label": label, "scenario": snapshot})
     st.session_state[SAVED_KEY] = entries
     return message
+
+
+def restore_saved(entries: list[dict[str, Any]]) -> None:
+    """Replace the visit's saved scenarios with ``entries`` (from a shared link, each already checked)."""
+    st.session_state[SAVED_KEY] = entries[:MAX_SAVED]
+    st.session_state[_COUNTER_KEY] = max((entry["id"] for entry in entries), default=0)
 
 
 def remove_saved(entry_id: int) -> None:

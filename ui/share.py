@@ -10,8 +10,8 @@ import yaml
 
 from model import Catalog, Scenario, ScenarioError, estimate
 from ui.catalog import session_catalog
-from ui.controls import save_to_url
-from ui.sidebar import current_scenario
+from ui.linked import LONG_LINK_CHARS
+from ui.sidebar import current_scenario, wanted_query
 
 __all__ = ["render_share", "scenario_document", "share_link"]
 
@@ -19,7 +19,7 @@ __all__ = ["render_share", "scenario_document", "share_link"]
 def share_link() -> str:
     """Return the address of this page with the scenario in its query string."""
     base = st.context.url or ""
-    query = urlencode(save_to_url(st.session_state))
+    query = urlencode(wanted_query())
     return f"{base}?{query}" if query else base
 
 
@@ -35,7 +35,15 @@ def scenario_document(scenario: Scenario, catalog: Catalog) -> dict[str, object]
 def _share_dialog(page_title: str) -> None:
     scenario, catalog = current_scenario(), session_catalog()
     st.caption(f"This link opens **{page_title}** with this scenario:")
-    st.code(share_link(), language=None, wrap_lines=True)
+    link = share_link()
+    st.code(link, language=None, wrap_lines=True)
+    if len(link) > LONG_LINK_CHARS:
+        st.warning(
+            f"This link is {len(link):,} characters: some chat apps and mail clients cut links past "
+            f"{LONG_LINK_CHARS:,}. Your added rows and saved scenarios are in it; remove some, or send the "
+            "YAML download from the Add page instead.",
+            icon=":material/warning:",
+        )
     left, right = st.columns(2)
     left.download_button(
         "Scenario and results (JSON)",

@@ -13,7 +13,6 @@ import streamlit as st
 
 from model import Scenario
 from model.precision import PRECISIONS
-from model.pricing import Owning, PriceQuote, market_rent_ratio, owning_price, rental_price
 from ui.catalog import session_catalog
 from ui.controls import (
     AUTO,
@@ -23,12 +22,13 @@ from ui.controls import (
     FINETUNE_OPTIONS,
     GOAL_OPTIONS,
     PARAM_STEPS_B,
-    PRICING_OPTIONS,
     format_params,
     load_from_url,
     save_to_url,
 )
 from ui.format import billions
+from ui.linked import ROWS_KEY, SAVED_LINK_KEY, linked_values, saved_from_link, take_linked, unpack
+from ui.pricing import current_price, render_prices
 from ui.remount import held_index, held_value
 from ui.text import escape_markdown
 
@@ -43,7 +43,6 @@ __all__ = [
     "PARAMS",
     "PRECISION",
     "current_goal",
-    "current_price",
     "current_scenario",
     "init_state",
     "render_scenario_sidebar",
@@ -62,7 +61,6 @@ MODEL, PARAMS, PRECISION, GPU, CARDS, INTERCONNECT, NETWORK = (
 GOAL = "goal"
 GOAL_LABELS = {"serve": "Serve", "finetune": "Fine-tune", "pretrain": "Pre-train"}
 FINETUNE_LABELS = {"lora": "LoRA", "qlora": "QLoRA (4-bit base)", "full": "Full"}
-PRICING_LABELS = {"rent": "Rent", "own": "Own"}
 _LOADED = "_url_loaded"
 _WARNINGS = "_url_warnings"
 
@@ -72,21 +70,67 @@ def init_state() -> None:
     state = st.session_state
     if _LOADED not in state:
         query = {key: st.query_params.get_all(key) for key in st.query_params}
-        values, warnings = load_from_url(query)
+        # Rows first: the link's model or GPU may be one of them.
+        warnings = _load_linked(take_linked(query))
+        values, control_warnings = load_from_url(query)
         for key, value in values.items():
             state[key] = value
-        state[_WARNINGS] = warnings
+        state[_WARNINGS] = warnings + control_warnings
         state[_LOADED] = True
     for key, control in CONTROLS.items():
         if key not in state:
             state[key] = control.default
 
 
+def _load_linked(linked: dict[str, str]) -> list[str]:
+    """Apply the rows and saved scenarios a link carries; return what was refused and why."""
+    from ui.forms import add_document  # late: the Add page's checks, which need the session catalog
+    from ui.saved import MAX_SAVED, restore_saved
+
+    warnings = []
+    if ROWS_KEY in linked:
+        try:
+            accepted, message = add_document(unpack(linked[ROWS_KEY]), "the link's rows")
+        except ValueError as error:
+            accepted, message = False, f"the link's rows: {error}"
+        if not accepted:
+            warnings.append(f"added rows not loaded: {message}")
+    if SAVED_LINK_KEY in linked:
+        try:
+            kept, dropped = saved_from_link(unpack(linked[SAVED_LINK_KEY]), session_catalog(), MAX_SAVED)
+        except ValueError as error:
+            kept, dropped = [], [f"saved scenarios: {error}"]
+        restore_saved(kept)
+        warnings += dropped
+    return warnings
+
+
+def wanted_query() -> dict[str, str]:
+    """Return the query string that reproduces the visit: controls off their defaults, added rows, saved scenarios."""
+    from ui.catalog import USER_CATALOG_KEY
+    from ui.saved import saved_scenarios
+
+    state = st.session_state
+    return {**save_to_url(state), **linked_values(state.get(USER_CATALOG_KEY), saved_scenarios())}
+
+
 def sync_url() -> None:
-    """Write the controls that differ from their defaults into the address bar."""
-    wanted = save_to_url(st.session_state)
+    """Write the query that reproduces the visit into the address bar."""
+    wanted = wanted_query()
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
+
+
+def picker_order(models: Any) -> list[str]:
+    """Return model ids as the picker lists them: the visit's own rows, then the newest release first.
+
+    Undated rows come last; equal months keep the catalog's order (the sort is stable).
+    """
+
+    def rank(model: Any) -> tuple[bool, int]:
+        return not model.user_supplied, -int(model.released.replace("-", "") or 0)
+
+    return [model.id for model in sorted(models.values(), key=rank)]
 
 
 def _model_labeller() -> Callable[[str], str]:
@@ -102,7 +146,8 @@ def _model_labeller() -> Callable[[str], str]:
 
 def _gpu_labeller() -> Callable[[str], str]:
     """Return a label function for the GPU selectbox, bound to this run's catalog."""
-    labels = {ident: f"{g.name} · {g.memory_bytes / 1e9:g} GB" for ident, g in session_catalog().gpus.items()}
+    # Short names: the parenthesised details are long and say what the catalog's Method page says.
+    labels = {ident: f"{g.short_name} · {g.memory_bytes / 1e9:g} GB" for ident, g in session_catalog().gpus.items()}
     return lambda gpu_id: labels.get(gpu_id, gpu_id)
 
 
@@ -138,8 +183,15 @@ def render_scenario_sidebar() -> None:
             required=True,
             help="The Overview leads with this goal's verdict; the other mode follows below it.",
         )
-        models = [*catalog.models, CUSTOM]
-        st.selectbox("Model", models, index=held_index(MODEL, models), format_func=_model_labeller(), key=MODEL)
+        models = [*picker_order(catalog.models), CUSTOM]
+        st.selectbox(
+            "Model",
+            models,
+            index=held_index(MODEL, models),
+            format_func=_model_labeller(),
+            key=MODEL,
+            filter_mode="contains",  # typed text filters, the list keeps its order: newest first
+        )
         if st.session_state[MODEL] == CUSTOM:
             st.select_slider(
                 "Parameters",
@@ -154,7 +206,14 @@ def render_scenario_sidebar() -> None:
             "Precision", PRECISIONS, default=held_value(PRECISION, PRECISIONS), key=PRECISION, required=True
         )
         gpus = list(catalog.gpus)
-        st.selectbox("GPU", gpus, index=held_index(GPU, gpus), format_func=_gpu_labeller(), key=GPU)
+        st.selectbox(
+            "GPU",
+            gpus,
+            index=held_index(GPU, gpus),
+            format_func=_gpu_labeller(),
+            key=GPU,
+            filter_mode="contains",  # typed text filters in catalog order: "H20" lists the H20 before the H200
+        )
         st.select_slider(
             "Cards", CARD_STEPS, value=held_value(CARDS, CARD_STEPS), format_func=lambda n: f"{n:,}", key=CARDS
         )
@@ -176,7 +235,7 @@ def render_scenario_sidebar() -> None:
         )
         if st.session_state[GOAL] == "finetune":
             _render_finetune()
-        _render_prices()
+        render_prices()
 
 
 def _render_finetune() -> None:
@@ -192,43 +251,6 @@ def _render_finetune() -> None:
     c2.number_input(
         "LoRA rank", 1, 1024, held_value("rank"), key="rank", disabled=st.session_state["finetune"] == "full"
     )
-
-
-def _render_prices() -> None:
-    """Renting at a rate (the catalog's unless typed) or owning: purchase over years plus power."""
-    gpu = session_catalog().gpus[st.session_state[GPU]]
-    with st.expander("Price of a GPU-hour", expanded=False):
-        st.segmented_control(
-            "Pricing",
-            PRICING_OPTIONS,
-            default=held_value("pricing", PRICING_OPTIONS),
-            format_func=PRICING_LABELS.get,
-            key="pricing",
-            required=True,
-            label_visibility="collapsed",
-        )
-        if st.session_state["pricing"] == "rent":
-            catalog_price = rental_price(gpu, market_rent_ratio())
-            st.number_input(
-                "USD per GPU-hour",
-                0.0,
-                10_000.0,
-                held_value("price"),
-                step=0.1,
-                format="%.2f",
-                key="price",
-                placeholder=f"{catalog_price.usd_per_gpu_hour:.2f} (catalog)"
-                if catalog_price.usd_per_gpu_hour is not None
-                else "type a price",
-                help="Empty: the catalog's rate for this GPU.",
-            )
-        else:
-            c1, c2, c3 = st.columns(3)
-            c1.number_input("Years", 0.5, 15.0, held_value("years"), step=0.5, key="years")
-            c2.number_input("$/kWh", 0.0, 2.0, held_value("kwh"), step=0.01, format="%.2f", key="kwh")
-            c3.number_input("PUE", 1.0, 3.0, held_value("pue"), step=0.05, format="%.2f", key="pue")
-        quote = current_price()
-        st.caption(price_caption(gpu.short_name, quote))
 
 
 def training_settings(state: Any) -> dict[str, Any]:
@@ -256,26 +278,6 @@ def current_goal() -> str:
     return str(st.session_state[GOAL])
 
 
-def current_price() -> PriceQuote:
-    """Return the price of a GPU-hour the sidebar sets: typed, the catalog's rental rate, or owning."""
-    state = st.session_state
-    gpu = session_catalog().gpus[state[GPU]]
-    if state["pricing"] == "own":
-        owned = owning_price(gpu, Owning(years=state["years"], usd_per_kwh=state["kwh"], pue=state["pue"]))
-        if owned.usd_per_gpu_hour is not None:
-            return owned
-    if state["price"] is not None:
-        return PriceQuote(float(state["price"]), "given", "typed")
-    return rental_price(gpu, market_rent_ratio())
-
-
-def price_caption(gpu_name: str, quote: PriceQuote) -> str:
-    """Say what a GPU-hour costs and where the figure comes from."""
-    if quote.usd_per_gpu_hour is None:
-        return f"No price known for {gpu_name}: {quote.note}."
-    return f"{gpu_name}: **${quote.usd_per_gpu_hour:,.2f} per GPU-hour**, {escape_markdown(quote.note)}."
-
-
 def current_scenario(**page_settings: Any) -> Scenario:
     """Return the scenario the sidebar (and the page's own controls) describe.
 
@@ -298,7 +300,7 @@ def current_scenario(**page_settings: Any) -> Scenario:
         "tokens": state["tokens"] or None,
         "finetune": state["finetune"] if state[GOAL] == "finetune" else "none",
         "lora_rank": state["rank"],
-        "price_per_gpu_hour": current_price().usd_per_gpu_hour,
+        "price_per_gpu_hour": current_price(state[GPU]).usd_per_gpu_hour,
         **training_settings(state),
     }
     settings.update(page_settings)

@@ -89,14 +89,19 @@ class CostOverTime(NamedTuple):
     """Plain sentences: what does not fit, what has no price."""
 
 
-def api_price(catalog: Catalog, price_id: str | None, model: str | None) -> ApiPrice | None:
-    """Return the API price to compare: the one asked for, else one for the scenario's model.
+def api_price(
+    catalog: Catalog, price_id: str | None, model: str | None, params: float | None = None
+) -> ApiPrice | None:
+    """Return the API price to compare: the one asked for, else one for a model of the same size class.
 
     Args:
         catalog: the catalog whose ``prices`` are searched.
         price_id: a price row's id, or ``None`` for automatic: the first row whose
-            ``comparable_model`` is ``model``, else GPT-4o at its 2024-08-06 price, else the first.
+            ``comparable_model`` is ``model``; else the row whose comparable open model is nearest
+            in parameter count to ``params`` (by ratio: a 9B model is compared with an 8B API, a
+            100B one with a 70B one); else GPT-4o at its 2024-08-06 price, else the first.
         model: the scenario's model preset id (``None`` for a custom size).
+        params: the scenario's parameter count, for the size-class match.
 
     Returns:
         The price row, or ``None`` when the catalog has no prices (or not the id asked for).
@@ -107,6 +112,13 @@ def api_price(catalog: Catalog, price_id: str | None, model: str | None) -> ApiP
     for price in catalog.prices:
         if model is not None and price.comparable_model == model:
             return price
+    sized = [
+        (abs(math.log(catalog.models[p.comparable_model].architecture.stats.total_params / params)), index, p)
+        for index, p in enumerate(catalog.prices)
+        if params and p.comparable_model in catalog.models
+    ]
+    if sized:
+        return min(sized)[2]
     return by_id.get(FALLBACK_API_PRICE) or (catalog.prices[0] if catalog.prices else None)
 
 

@@ -116,6 +116,8 @@ class ModelPreset:
     source: str
     official_active_params: float | None = None
     params_source: str = ""
+    released: str = ""
+    """Release month 'YYYY-MM' (the model card's date): pickers list the newest first."""
     user_supplied: bool = False
 
 
@@ -291,6 +293,7 @@ def model_from_row(row: Row, *, user: bool = False) -> ModelPreset:
         official_active_params=row.number("official_active_params", required=False, maximum=1e15),
         source=row.text("source"),
         params_source=row.text("params_source", required=False),
+        released=row.text("released", required=False),
         user_supplied=user,
     )
 

@@ -2,7 +2,7 @@ import pytest
 
 from tests.app.conftest import metric_values, open_page, sidebar_moves
 
-METRICS = {"Training cost", "Training time", "Serving per month", "Break-even month", "API per month"}
+METRICS = {"Training", "Training time", "Serving / month", "Break-even", "API / month"}
 
 
 def test_costs_page_renders_metrics_takeaways_and_three_charts():
@@ -10,27 +10,30 @@ def test_costs_page_renders_metrics_takeaways_and_three_charts():
     assert set(metric_values(at)) >= METRICS
     assert "Llama 3.1 8B" in at.title[0].value
     assert len(at.get("vega_lite_chart")) == 3
-    assert "by month" in at.markdown[0].value  # the cost takeaway
+    assert "self-hosting beats the API from month 1" in at.markdown[0].value  # serving an open model: no training
     assert any("faster" in block.value for block in at.markdown)
+    trained = open_page("costs", goal="pretrain")
+    assert "overtakes the training bill" in trained.markdown[0].value
 
 
 def test_moving_the_traffic_changes_the_break_even_month():
     at = open_page("costs")
-    before = metric_values(at)["Break-even month"]
+    before = metric_values(at)["Break-even"]
     at.select_slider(key="traffic").set_value(2e9).run()
     assert not at.exception
-    after = metric_values(at)["Break-even month"]
+    after = metric_values(at)["Break-even"]
     assert after != before
-    assert float(after) == pytest.approx(float(before) / 2, abs=0.06)
+    month = float(after.removeprefix("month "))
+    assert month == pytest.approx(float(before.removeprefix("month ")) / 2, abs=0.06)
 
 
 @pytest.mark.parametrize(
     ("kind", "key", "value", "metric"),
     [
-        ("slider", "months", 2, "Break-even month"),
-        ("selectbox", "api", "gpt-4o-2024-08", "API per month"),
-        ("select_slider", "tokens", 1e12, "Training cost"),
-        ("slider", "util", 0.3, "Serving per month"),
+        ("slider", "months", 2, "Break-even"),
+        ("selectbox", "api", "gpt-4o-2024-08", "API / month"),
+        ("select_slider", "tokens", 1e12, "Training"),
+        ("slider", "util", 0.3, "Serving / month"),
     ],
 )
 def test_each_page_control_changes_a_number(kind, key, value, metric):
@@ -79,8 +82,8 @@ def test_misfits_are_shown_plainly(query):
     at = open_page("costs", **query)
     assert not at.exception
     assert at.warning
-    assert metric_values(at)["Training cost"] == "n/a"
-    assert metric_values(at)["API per month"].startswith("$")
+    assert metric_values(at)["Training"] == "—"
+    assert metric_values(at)["API / month"].startswith("$")
 
 
 def test_a_gpu_with_no_published_rate_is_priced_from_its_purchase_price():

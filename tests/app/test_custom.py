@@ -53,12 +53,16 @@ def _gpu_labels(at):
     return at.selectbox(key="gpu").options
 
 
+def _yaml_uploader(at):
+    return next(uploader for uploader in at.get("file_uploader") if uploader.key == "add_upload")
+
+
 def test_the_add_page_renders_both_forms_the_upload_and_an_example():
     at = open_page("add")
     assert {"Add this GPU", "Add this model"} <= {button.label for button in at.button}
-    assert len(at.get("file_uploader")) == 1
+    assert len(at.get("file_uploader")) == 2  # the YAML upload and the config.json one
     assert "gpus:" in at.code[0].value and "models:" in at.code[0].value
-    assert at.caption[0].value == "Nothing yet."
+    assert any(caption.value == "Nothing yet." for caption in at.caption)
 
 
 def test_submitting_the_gpu_form_adds_a_gpu_the_sidebar_offers():
@@ -109,13 +113,13 @@ def test_submitting_the_model_form_adds_a_model_the_sidebar_offers():
 def test_an_upload_adds_every_row_and_a_bad_one_keeps_nothing():
     at = open_page("add")
     gpus_before = _gpu_labels(at)
-    at.get("file_uploader")[0].set_value(("bad.yaml", BAD_UPLOAD, "application/yaml"))
+    _yaml_uploader(at).set_value(("bad.yaml", BAD_UPLOAD, "application/yaml"))
     at.run()
     message = _shown(at.error[0].value)
     assert "bad.yaml, row 'up-model', field 'layers'" in message
     assert _gpu_labels(at) == gpus_before  # the good GPU row in the same file was not kept
     assert USER_CATALOG_KEY not in at.session_state
-    at.get("file_uploader")[0].set_value(("mine.yaml", GOOD_UPLOAD, "application/yaml"))
+    _yaml_uploader(at).set_value(("mine.yaml", GOOD_UPLOAD, "application/yaml"))
     at.run()
     assert not at.exception
     assert "added up-gpu, up-model" in _shown(at.success[0].value)
@@ -153,7 +157,7 @@ def test_hostile_uploads_are_refused_and_leave_the_visit_as_it_was():
     hostile += documents[200:205]
     for index, document in enumerate(hostile):
         data = document if isinstance(document, bytes) else document.encode("utf-8", "surrogatepass")
-        at.get("file_uploader")[0].set_value((f"hostile-{index}.yaml", data, "application/yaml"))
+        _yaml_uploader(at).set_value((f"hostile-{index}.yaml", data, "application/yaml"))
         at.run()
         assert not at.exception, index
         if at.error:  # a few mutated documents happen to be valid; the rest must say why not
@@ -162,3 +166,22 @@ def test_hostile_uploads_are_refused_and_leave_the_visit_as_it_was():
             assert at.session_state[USER_CATALOG_KEY] is before["catalog"]
         assert at.select_slider(key="cards").value == before["cards"]
         assert at.segmented_control(key="precision").value == before["precision"]
+
+
+def test_a_pasted_hugging_face_config_adds_a_model_the_sidebar_offers():
+    at = open_page("add")
+    config = (
+        '{"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, '
+        '"num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32768, "rms_norm_eps": 1e-5, '
+        '"tie_word_embeddings": false, "max_position_embeddings": 32768}'
+    )
+    at.text_input(key="add_hf_name").set_value("My Mistral").run()
+    at.text_area(key="add_hf_text").set_value(config).run()
+    at.button(key="add_hf_button").click().run()
+    assert not at.exception
+    assert "my-mistral" in at.selectbox(key="model").options or any(
+        "My Mistral" in option for option in at.selectbox(key="model").options
+    )
+    at.text_area(key="add_hf_text").set_value("{not json").run()
+    at.button(key="add_hf_button").click().run()
+    assert any("not JSON" in error.value for error in at.error)

@@ -90,3 +90,12 @@ def test_typed_training_tokens_move_the_time_and_travel_in_the_link():
     box.set_value("lots").run()
     assert at.session_state["tokens"] == 2e12  # a bad entry changes nothing and says what is allowed
     assert any("is not allowed" in e.value for e in at.error)
+
+
+def test_owning_prices_the_hour_from_the_purchase_and_power_and_a_tpu_falls_back_to_renting():
+    owned = open_page("overview", pricing="own", years="5", kwh="0.2", pue="1.5", gpu="h100-sxm")
+    caption = owned.sidebar.caption[-1].value
+    assert "over 5 years" in caption and "PUE 1.5" in caption
+    rented = open_page("overview", pricing="own", gpu="tpu-v6e")
+    assert "not sold" in rented.sidebar.caption[-1].value
+    assert "$2.70 per GPU-hour" in rented.sidebar.caption[-1].value

@@ -25,3 +25,22 @@ def test_the_downloaded_document_holds_inputs_and_results_in_json_and_yaml():
     assert {"training", "inference", "ranges", "warnings"} <= set(document)
     assert json.loads(json.dumps(document)) == document
     assert yaml.safe_load(yaml.safe_dump(document, sort_keys=False)) == document
+
+
+def test_added_rows_and_saved_scenarios_travel_in_the_link():
+    from ui.linked import pack, unpack
+
+    rows = pack(
+        "gpus:\n  - id: my-card\n    name: My Card\n    memory_gb: 48\n    memory_bandwidth_gb_per_s: 1000\n"
+        "    dense_tflops: {bf16: 200}\n    source: my own datasheet\n"
+    )
+    at = open_page("overview", rows=rows, gpu="my-card")
+    assert not at.sidebar.warning, [w.value for w in at.sidebar.warning]
+    assert at.selectbox(key="gpu").value == "my-card"
+    assert "my-card" in unpack(at.query_params["rows"])  # the address bar keeps carrying them
+
+
+def test_a_damaged_rows_value_warns_and_the_rest_of_the_link_opens():
+    at = open_page("overview", rows="AAAA", model="llama-3.1-70b")
+    assert any("added rows not loaded" in w.value for w in at.sidebar.warning)
+    assert at.selectbox(key="model").value == "llama-3.1-70b"

@@ -8,7 +8,7 @@ from tests.browser.conftest import mark_labels, open_app, screenshot, selected, 
 
 
 def test_moving_the_cards_slider_updates_the_memory_chart_and_the_url(page, app_url):
-    open_app(page, f"{app_url}/")
+    open_app(page, f"{app_url}/?goal=pretrain")  # training memory: it moves with the cards
     charts = page.get_by_test_id("stVegaLiteChart")
     expect(charts.first.locator("svg.marks")).to_have_count(1)
     before = mark_labels(page)
@@ -18,6 +18,7 @@ def test_moving_the_cards_slider_updates_the_memory_chart_and_the_url(page, app_
     page.keyboard.press("ArrowRight")  # 8 -> 16 cards: ZeRO shards the optimizer further
     wait_for_app_run(page)
     expect(page).to_have_url(re.compile(r"[?&]cards=16"))
+    expect(page).to_have_url(re.compile(r"[?&]goal=pretrain"))
     page.wait_for_function(
         "before => { const now = [...document.querySelectorAll(\"[data-testid='stVegaLiteChart'] svg [aria-label]\")]"
         ".map(n => n.getAttribute('aria-label')); return JSON.stringify(now) !== JSON.stringify(before); }",

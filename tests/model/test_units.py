@@ -45,3 +45,4 @@ def test_format_count_writes_three_figures_with_a_t_b_or_m_suffix():
     assert format_count(70.6e9) == "70.6B"
     assert format_count(500e6) == "500M"
     assert format_count(12_345) == "12,345"
+    assert format_count(1e16) == "10,000T"  # never an exponent: the Costs slider once read "1e+04T tokens"

@@ -116,7 +116,7 @@ def test_metrics_and_takeaway_say_what_the_target_allows():
     fit = largest_batch_within_latency(SCENARIO, None, 0.05)
     rows = metric_rows(POINTS[3], KNEE, fit, 50.0, 128)
     values = {metric["label"]: metric["value"] for row in rows for metric in row}
-    assert values["Largest batch within target"] == f"{fit.batch:,}"
+    assert values["Batch within target"] == f"{fit.batch:,}"
     assert values["Time per output token"].endswith("ms")
     text = throughput_takeaway(fit, KNEE, 50.0, POINTS[0])
     assert "50 ms" in text and f"{fit.batch:,}" in text and "compute-bound" in text

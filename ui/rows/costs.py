@@ -5,6 +5,7 @@ Pure helpers: engine results in, lists of dicts (days, percent, US dollars) or s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "BREAK_EVEN_HELP",
     "COST_SERIES",
     "IDEAL_SETUP",
+    "NOT_RUN",
     "STEP_PARTS",
     "TOKEN_STEPS",
     "TRAFFIC_STEPS",
@@ -32,6 +34,7 @@ __all__ = [
     "cost_marks",
     "cost_rows",
     "cost_takeaway",
+    "money",
     "month_text",
     "scaling_rows",
     "scaling_takeaway",
@@ -90,18 +93,18 @@ def api_terms(price: ApiPrice | None) -> str:
     return f"${price.input_usd_per_million:g} in / ${price.output_usd_per_million:g} out per M tokens · {price.date}"
 
 
-def chosen_api_price(catalog: Catalog, choice: str, model: str | None) -> ApiPrice | None:
-    """Return the price row the API control names ('auto': the scenario model's own)."""
-    return api_price(catalog, None if choice == AUTO else choice, model)
+def chosen_api_price(catalog: Catalog, choice: str, model: str | None, params: float | None = None) -> ApiPrice | None:
+    """Return the price row the API control names ('auto': the scenario model's own, else its size class)."""
+    return api_price(catalog, None if choice == AUTO else choice, model, params)
 
 
-def api_labeller(catalog: Catalog, model: str | None) -> Callable[[str], str]:
+def api_labeller(catalog: Catalog, model: str | None, params: float | None = None) -> Callable[[str], str]:
     """Return the API selectbox's label function; 'auto' names the row it picks.
 
     The model is bound now: AppTest re-applies format functions outside the script run.
     """
     by_id = {price.id: price for price in catalog.prices}
-    automatic = api_price(catalog, None, model)
+    automatic = api_price(catalog, None, model, params)
 
     def label(choice: str) -> str:
         if choice == AUTO:
@@ -125,13 +128,26 @@ def month_text(month: float | None, horizon: int) -> str:
     return f"month {month:,.1f}"
 
 
+NOT_RUN = "—"
+"""A cost that cannot exist (its mode does not fit, or no price is known) shows a dash, never a number."""
+
+
+def money(value: float | None) -> str:
+    """Write dollars compactly enough for a metric at a projector's width: '$120k', '$1.2M', '—'."""
+    if value is None:
+        return NOT_RUN
+    if 1e4 <= value < 1e6:
+        return f"${value / 1e3:,.0f}k"
+    return format_usd(value)
+
+
 def break_even_text(result: CostOverTime) -> str:
-    """Say the break-even month briefly: '3.1', '> 24' beyond the horizon, 'n/a' when a cost is unknown."""
+    """Say the break-even month briefly: 'month 3.1', '> 24 months' beyond the horizon, '—' when a cost is unknown."""
     if result.training_usd is None or result.serving_usd_per_month is None:
-        return "n/a"
+        return NOT_RUN
     if result.break_even_month is None:
-        return f"> {result.months}"
-    return f"{result.break_even_month:,.1f}"
+        return f"> {result.months} mo"
+    return f"month {result.break_even_month:,.1f}"
 
 
 def sentence(note: str) -> str:
@@ -193,9 +209,24 @@ def cost_marks(result: CostOverTime) -> list[dict[str, Any]]:
     return marks
 
 
-def cost_takeaway(result: CostOverTime) -> str:
-    """Say in one sentence when serving has cost as much as training, and how the API compares."""
+def cost_takeaway(result: CostOverTime, serving_only: bool = False) -> str:
+    """Say when serving spend overtakes the training bill, and from when self-hosting beats the API.
+
+    With ``serving_only`` (the goal is to serve an open model, not to train it) the training bill is
+    left out: self-hosting is compared with the API month by month.
+    """
     api = f"{result.api.provider} {result.api.model}" if result.api is not None else "the API"
+    if serving_only and result.serving_usd_per_month is not None and result.api_usd_per_month is not None:
+        ours, theirs = result.serving_usd_per_month, result.api_usd_per_month
+        verdict = (
+            "self-hosting beats the API from month 1"
+            if ours < theirs
+            else "the API stays cheaper than self-hosting at this traffic"
+        )
+        return (
+            f"Serving {traffic_label(result.tokens_per_day)} yourself costs {format_usd(ours)} a month against "
+            f"{format_usd(theirs)} for {api}: {verdict}."
+        )
     if result.training_usd is None or result.serving_usd_per_month is None:
         text = "There is no break-even to show (see the note above)"
         if result.api_usd_per_month is not None:
@@ -210,12 +241,13 @@ def cost_takeaway(result: CostOverTime) -> str:
         when = f"does not reach the training bill of {format_usd(result.training_usd)} within {result.months} months"
     else:
         when = (
-            f"has cost as much as training ({format_usd(result.training_usd)}) by month {result.break_even_month:,.1f}"
+            f"overtakes the training bill ({format_usd(result.training_usd)}) in month "
+            f"{math.ceil(result.break_even_month):,}"
         )
     text = f"Self-hosted, {serving}, and {when}"
     if result.api_usd_per_month is not None:
         if result.api_crossover_month is not None:
-            text += f"; train + self-host beats {api} from month {result.api_crossover_month:,.1f}"
+            text += f"; self-hosting beats {api} from month {math.ceil(result.api_crossover_month):,}"
         elif result.api_usd_per_month <= result.serving_usd_per_month:
             text += f"; {api} is cheaper than serving it yourself, at {format_usd(result.api_usd_per_month)} a month"
         else:

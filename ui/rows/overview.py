@@ -19,23 +19,21 @@ def tokens_caption(result: Estimate) -> str:
     """Say what the training time is for: '27.7 days to train on 161B tokens (20 per parameter)'."""
     training, scenario = result.training, result.resolved.scenario
     params = result.resolved.arch.stats.total_params
+    per_parameter = f"{training.tokens / params:,.3g} per parameter"
     if scenario.tokens is not None:
-        why = "as typed"
+        why = per_parameter
     elif scenario.finetune != "none":
-        why = "the fine-tuning default"
+        why = f"the fine-tuning default, {per_parameter}"
     else:
-        why = "20 per parameter, Chinchilla"
-    return (
-        f"{duration(training.time_s)} to train on **{format_count(training.tokens)} tokens** "
-        f"({training.tokens / params:,.3g} per parameter; {why})"
-    )
+        why = f"{per_parameter}, the Chinchilla default"
+    return f"{duration(training.time_s)} to train on **{format_count(training.tokens)} tokens** ({why})"
 
 
 def token_time_rows(comparison: TokenTimeComparison, gpu_name: str, cpu_name: str) -> list[dict[str, Any]]:
     """Return the seed comparison as chart rows in milliseconds per token."""
     return [
-        {"label": f"{gpu_name} · ideal", "kind": "ideal", "ms": comparison.gpu_ideal_s * 1e3},
-        {"label": f"{gpu_name} · expected", "kind": "expected", "ms": comparison.gpu_expected_s * 1e3},
-        {"label": f"{cpu_name} · ideal", "kind": "ideal", "ms": comparison.cpu_ideal_s * 1e3},
-        {"label": f"{cpu_name} · expected", "kind": "expected", "ms": comparison.cpu_expected_s * 1e3},
+        {"label": gpu_name, "kind": "ideal", "ms": comparison.gpu_ideal_s * 1e3},
+        {"label": gpu_name, "kind": "expected", "ms": comparison.gpu_expected_s * 1e3},
+        {"label": cpu_name, "kind": "ideal", "ms": comparison.cpu_ideal_s * 1e3},
+        {"label": cpu_name, "kind": "expected", "ms": comparison.cpu_expected_s * 1e3},
     ]

@@ -221,12 +221,12 @@ def metric_rows(
                 f"At datasheet peaks: {ideal_knee}.",
             },
             {
-                "label": "Largest batch that fits",
+                "label": "Largest batch",
                 "value": f"{knee.largest_batch:,}",
                 "help": "Concurrent sequences per replica that fit in memory at this prompt + output length.",
             },
             {
-                "label": "Largest batch within target",
+                "label": "Batch within target",
                 "value": within,
                 **_quiet(stop),
                 "help": f"The largest batch whose expected time per output token is at most {target_label(target_ms)}.",

@@ -134,3 +134,12 @@ def test_auto_api_price_is_the_one_serving_the_scenarios_model():
     assert api_price(CATALOG, None, None).id == "gpt-4o-2024-08"
     assert api_price(CATALOG, None, "gpt-3-175b").id == "gpt-4o-2024-08"
     assert api_price(CATALOG, "gpt-5-2025-08", "llama-3.1-70b").id == "gpt-5-2025-08"
+
+
+def test_an_api_of_the_same_size_class_is_compared_by_default():
+    small = Scenario(model=None, params=9e9)
+    large = Scenario(model=None, params=100e9)
+    assert api_price(CATALOG, None, None, 9e9).comparable_model == "llama-3.1-8b"
+    assert api_price(CATALOG, None, None, 100e9).comparable_model in ("llama-3.1-70b", "qwen2.5-72b")
+    assert api_price(CATALOG, None, None, 1e12).comparable_model in ("deepseek-v3", "deepseek-r1")
+    assert small.params < large.params

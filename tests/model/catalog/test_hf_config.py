@@ -1,0 +1,59 @@
+"""A pasted Hugging Face config.json becomes a model with the preset's parameter count."""
+
+import json
+
+import pytest
+import yaml
+
+from model import CatalogError, default_catalog, parse_user_catalog
+from model.catalog.hf_config import MAX_CONFIG_BYTES, model_row_from_hf_config, parse_hf_config
+
+CATALOG = default_catalog()
+# Abridged from the published config.json files (the fields the engine reads, values as published).
+CONFIGS = {
+    "llama-3.1-8b": {
+        "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": False, "max_position_embeddings": 131072, "hidden_act": "silu",
+    },
+    "mixtral-8x7b": {
+        "model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": False, "max_position_embeddings": 32768, "num_local_experts": 8,
+        "num_experts_per_tok": 2, "sliding_window": None,
+    },
+    "deepseek-v3": {
+        "model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+        "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+        "rms_norm_eps": 1e-6, "tie_word_embeddings": False, "max_position_embeddings": 163840,
+        "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+        "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("preset", list(CONFIGS))
+def test_a_published_config_gives_the_presets_parameter_count(preset):
+    row = model_row_from_hf_config(CONFIGS[preset], f"my {preset}")
+    catalog = parse_user_catalog(yaml.safe_dump({"models": [row]}), "config.json")
+    mine = next(iter(catalog.models.values())).architecture.stats
+    theirs = CATALOG.models[preset].architecture.stats
+    assert mine.total_params == pytest.approx(theirs.total_params, rel=0.01)
+    assert mine.active_params == pytest.approx(theirs.active_params, rel=0.01)
+
+
+def test_a_config_missing_a_needed_field_names_it():
+    with pytest.raises(CatalogError, match="num_hidden_layers"):
+        model_row_from_hf_config({"hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 32000}, "broken")
+
+
+@pytest.mark.parametrize("text", ["not json", "[1, 2]", "x" * (MAX_CONFIG_BYTES + 1), "[" * 20_000])
+def test_text_that_is_not_a_config_object_is_refused_plainly(text):
+    with pytest.raises(CatalogError, match=r"config\.json"):
+        parse_hf_config(text)
+
+
+def test_a_multimodal_wrapper_reads_its_language_model():
+    wrapped = {"model_type": "llama4", "text_config": CONFIGS["llama-3.1-8b"]}
+    assert model_row_from_hf_config(wrapped, "wrapped")["layers"] == 32
+    assert parse_hf_config(json.dumps(wrapped))["model_type"] == "llama4"
