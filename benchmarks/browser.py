@@ -76,7 +76,7 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         cold = first_load(browser, url)
         warm = [first_load(browser, url) for _ in range(3)]
-        moves = slider_to_chart(browser, url)
+        moves = slider_to_chart(browser, f"{url}/?goal=pretrain")  # training memory moves with the cards
         for path in ("costs", "vram", "tokens", "compare", "anatomy", "method", "validation"):
             visit(browser, f"{url}/{path}?model=llama-3.1-70b&cards=64")
         browser.close()
