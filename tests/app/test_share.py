@@ -44,3 +44,22 @@ def test_a_damaged_rows_value_warns_and_the_rest_of_the_link_opens():
     at = open_page("overview", rows="AAAA", model="llama-3.1-70b")
     assert any("added rows not loaded" in w.value for w in at.sidebar.warning)
     assert at.selectbox(key="model").value == "llama-3.1-70b"
+
+
+def test_the_new_controls_round_trip_through_the_link():
+    linked = {
+        "goal": "finetune",
+        "finetune": "full",
+        "rank": "64",
+        "pricing": "own",
+        "years": "4",
+        "kwh": "0.15",
+        "pue": "1.2",
+        "tokens": "2T",
+    }
+    at = open_page("overview", **linked)
+    assert not at.sidebar.warning
+    assert {key: at.query_params[key] for key in linked} == linked
+    rented = open_page("overview", price="2.5")
+    assert rented.query_params["price"] == "2.5"
+    assert rented.session_state["price"] == 2.5

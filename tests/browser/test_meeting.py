@@ -18,6 +18,10 @@ CUT_TEXT = """() => {
 }"""
 """Every metric label, value and delta whose text is wider than its box (an ellipsis on screen)."""
 PROJECTOR = {"width": 1280, "height": 720}
+SMALL_CHART_TEXT = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg text")]
+  .filter(node => node.textContent.trim() && parseFloat(getComputedStyle(node).fontSize) < 12)
+  .map(node => node.textContent.trim().slice(0, 30))"""
+"""Chart text smaller than 12 px: unreadable on a projector."""
 SCENARIOS = {
     "overview": "/?model=llama-3.1-70b&gpu=rtx-4090&cards=2&precision=int4",
     "vram": "/vram?goal=finetune&finetune=qlora&model=llama-3.1-8b&gpu=rtx-4090&cards=1",
@@ -59,6 +63,7 @@ def test_nothing_is_cut_on_a_projector(browser, app_url, name):
         open_app(page, app_url + SCENARIOS[name])
         shot = screenshot(page, f"projector-{name}")
         assert page.evaluate(CUT_TEXT) == []
+        assert page.evaluate(SMALL_CHART_TEXT) == []
         assert shot.stat().st_size > 10_000
     finally:
         context.close()

@@ -100,7 +100,7 @@ def generations_chart(lines: ChartData, seed: ChartData) -> alt.LayerChart:
     )
     path = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=60))
     names = (
-        base.mark_text(dy=-12, fontSize=11)
+        base.mark_text(dy=-12, fontSize=12)
         .encode(text="gpu:N", color=alt.value("#333333"))
         .transform_filter(alt.datum.metric == "Dense 16-bit TFLOPS")
     )

@@ -57,6 +57,7 @@ def cost_over_time_chart(lines: ChartData, marks: ChartData) -> alt.LayerChart:
     rule = base.mark_rule(color=_MARK_COLOR, strokeDash=[4, 3])
     point = base.mark_point(color=_MARK_COLOR, filled=True, size=70).encode(y="usd:Q")
     label = base.mark_text(
+        fontSize=12,
         align=alt.expr("datum.align"),
         dx=alt.expr("datum.dx"),
         dy=alt.expr("datum.dy"),

@@ -42,7 +42,7 @@ def memory_breakdown_chart(parts: ChartData, capacity: ChartData) -> alt.LayerCh
     )
     label = (
         alt.Chart(data_of(capacity))
-        .mark_text(align="left", dx=4, dy=-6, color="#d62728", fontWeight="bold")
+        .mark_text(fontSize=12, align="left", dx=4, dy=-6, color="#d62728", fontWeight="bold")
         .encode(x="gb:Q", y=alt.value(0), text="label:N")
     )
     return alt.layer(bars, rule, label).properties(height=170)

@@ -100,7 +100,7 @@ def _layers(
     baseline, shift = ("top", 4) if at_top else ("bottom", -4)
     knee_labels = [
         alt.Chart(data_of(data["knee"]))
-        .mark_text(align=align, dx=dx, dy=shift, baseline=baseline, color=_INK)
+        .mark_text(fontSize=12, align=align, dx=dx, dy=shift, baseline=baseline, color=_INK)
         .encode(x="batch:Q", y=text_y, text=f"{side}:N", tooltip=knee_tooltip)
         for align, dx, side in (("right", -5, "memory"), ("left", 5, "compute"))
     ]
@@ -119,7 +119,7 @@ def _layers(
     # above a falling per-user speed.
     ring_label = (
         alt.Chart(data_of(data["chosen"]))
-        .mark_text(align="left", dx=12, dy=-12 if at_top else 14, fontWeight="bold", color="#111111")
+        .mark_text(fontSize=12, align="left", dx=12, dy=-12 if at_top else 14, fontWeight="bold", color="#111111")
         .encode(x=_batch_axis(), y=y, text="label:N", tooltip=chosen_tooltip)
     )
     return [curves, dots, rule, *knee_labels, ring, ring_label]
@@ -169,7 +169,7 @@ def user_speed_chart(
     )
     label = (
         alt.Chart(data_of(target))
-        .mark_text(align="left", baseline="bottom", dy=-4, color="#d62728", fontWeight="bold")
+        .mark_text(fontSize=12, align="left", baseline="bottom", dy=-4, color="#d62728", fontWeight="bold")
         .encode(x=alt.value(4), y="per_user:Q", text="label:N", tooltip=target_tooltip)
     )
     return alt.layer(*_layers(y, "per_user", data, free_corner="top"), rule, label).properties(height=_HEIGHT)

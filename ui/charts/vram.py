@@ -29,13 +29,15 @@ def _capacity_rule(capacity: ChartData, outside: bool = False) -> list[alt.Chart
         label = (
             alt.Chart(data_of(capacity))
             .transform_calculate(short="format(datum.gb, ',.0f') + ' GB'")
-            .mark_text(align="left", baseline="middle", dx=4, color=_CAPACITY_COLOR, fontWeight="bold")
+            .mark_text(fontSize=12, align="left", baseline="middle", dx=4, color=_CAPACITY_COLOR, fontWeight="bold")
             .encode(y="gb:Q", x=alt.value("width"), text="short:N")
         )
     else:
         label = (
             alt.Chart(data_of(capacity))
-            .mark_text(align="left", baseline="bottom", dx=4, dy=-3, color=_CAPACITY_COLOR, fontWeight="bold")
+            .mark_text(
+                fontSize=12, align="left", baseline="bottom", dx=4, dy=-3, color=_CAPACITY_COLOR, fontWeight="bold"
+            )
             .encode(y="gb:Q", x=alt.value(0), text="label:N")
         )
     return [rule, label]
@@ -103,7 +105,7 @@ def load_memory_chart(
     )
     limit_label = (
         alt.Chart(data_of(limit))
-        .mark_text(align="right", baseline="top", dx=-4, dy=4, color="#2f7d32", fontWeight="bold")
+        .mark_text(fontSize=12, align="right", baseline="top", dx=-4, dy=4, color="#2f7d32", fontWeight="bold")
         .encode(x=alt.X("x:Q", scale=alt.Scale(type="log")), y=alt.value(0), text="label:N")
     )
     return alt.layer(line, dots, limit_rule, limit_label, *_capacity_rule(capacity)).properties(height=300)
