@@ -113,12 +113,12 @@ def api_price(
         if model is not None and price.comparable_model == model:
             return price
     sized = [
-        (abs(math.log(catalog.models[p.comparable_model].architecture.stats.total_params / params)), index, p)
+        (abs(math.log(catalog.models[p.comparable_model].architecture.stats.total_params / params)), index)
         for index, p in enumerate(catalog.prices)
-        if params and p.comparable_model in catalog.models
+        if params and p.comparable_model is not None and p.comparable_model in catalog.models
     ]
     if sized:
-        return min(sized)[2]
+        return catalog.prices[min(sized)[1]]
     return by_id.get(FALLBACK_API_PRICE) or (catalog.prices[0] if catalog.prices else None)
 
 

@@ -22,7 +22,7 @@ from model.analyses.compare import fewest_serving_cards
 from model.analyses.fit import largest_inference_context, largest_training_seq_len
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.precision import bytes_per_element
+from model.precision import Precision, bytes_per_element
 from model.scenario import Scenario, trains_adapters
 
 __all__ = [
@@ -43,7 +43,7 @@ MAX_CARDS: Final = 131_072
 """The most cards a fix suggests (twice the largest published training cluster, ~65k H100s)."""
 SHORTEST_USEFUL_CONTEXT: Final = 256
 """A context or training sequence shorter than this is not offered as a fix: nothing useful fits in it."""
-_SERVING_FORMATS: Final[tuple[str, ...]] = ("fp8", "int4")
+_SERVING_FORMATS: Final[tuple[Precision, ...]] = ("fp8", "int4")
 
 
 class Fix(NamedTuple):
@@ -118,10 +118,10 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
     capacity = cat.gpus[scenario.gpu].memory_bytes if scenario.gpu in cat.gpus else 0.0
     if scenario.precision in UNTRAINABLE_PRECISIONS and not trains_adapters(scenario.finetune):
-        fixes = (Fix("precision", "bf16", 0.0),)
+        refused: tuple[Fix, ...] = (Fix("precision", "bf16", 0.0),)
         if goal == "finetune":
-            fixes = (Fix("finetune", "qlora", 0.0), *fixes)
-        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, fixes)
+            refused = (Fix("finetune", "qlora", 0.0), *refused)
+        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, refused)
     result = estimate(scenario, cat)
     capacity = result.resolved.gpu.memory_bytes
     needed = result.training.memory_per_gpu.total
