@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from model import Scenario, default_catalog, estimate
+from model import Scenario, default_catalog, estimate, plan_serving, plan_training
 from model.layouts.plan import forget_searches
 
 ONE_ESTIMATE_TARGET_S = 100e-6
@@ -126,6 +126,38 @@ def time_llm_analysis() -> str:
     )
 
 
+SERVING_PLAN_TARGET_S = 1.0
+TRAINING_PLAN_TARGET_S = 2.0
+"""Issue 12: a full serving plan over the whole catalog within 1 s on one core, a training plan within 2 s."""
+
+
+def time_plans() -> list[str]:
+    """Time a serving and a training plan over every catalog GPU, each from cold search caches."""
+    lines = []
+    for label, run, target in (
+        (
+            "serving plan (Llama 3.1 70B, 5,000 tokens/s at 50 ms, bf16 or fp8, every GPU)",
+            lambda: plan_serving(Scenario(model="llama-3.1-70b"), 5000, tpot_s=0.05, precisions=("bf16", "fp8")),
+            SERVING_PLAN_TARGET_S,
+        ),
+        (
+            "training plan (Llama 3.1 70B, 1T tokens within 30 days, every GPU)",
+            lambda: plan_training(Scenario(model="llama-3.1-70b", tokens=1e12), days=30),
+            TRAINING_PLAN_TARGET_S,
+        ),
+    ):
+        forget_searches()
+        start = time.perf_counter()
+        plan = run()
+        seconds = time.perf_counter() - start
+        verdict = "ok" if seconds <= target else "OVER TARGET"
+        lines.append(
+            f"{label}: {seconds:,.2f} s, {plan.estimates:,} estimates, {len(plan.options)} options  "
+            f"[target <= {target:g} s: {verdict}]"
+        )
+    return lines
+
+
 def main() -> None:
     """Print the engine's speed figures against their targets."""
     print(f"engine benchmark ({_pin_to_one_core()})")
@@ -148,6 +180,8 @@ def main() -> None:
     verdict = "ok" if many <= MANY_TARGET_S else "OVER TARGET"
     print(f"10,000 different scenarios, built and estimated: {many:,.2f} s  [target <= 2 s: {verdict}]")
     print(time_llm_analysis())
+    for line in time_plans():
+        print(line)
 
 
 if __name__ == "__main__":

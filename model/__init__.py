@@ -5,6 +5,7 @@ result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64))
 result.training.time_s, result.inference.tpot_s, result.to_dict()
 """
 
+from model.analyses.plan import Plan, PlanOption, plan_serving, plan_training
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
 from model.estimate import estimate
 from model.limits import ScenarioError
@@ -16,6 +17,8 @@ __all__ = [
     "CatalogError",
     "Estimate",
     "InferenceEstimate",
+    "Plan",
+    "PlanOption",
     "Range",
     "Scenario",
     "ScenarioError",
@@ -24,4 +27,6 @@ __all__ = [
     "estimate",
     "load_user_catalog",
     "parse_user_catalog",
+    "plan_serving",
+    "plan_training",
 ]

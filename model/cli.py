@@ -1,4 +1,4 @@
-"""The command line: ``python -m model estimate ...``, ``list ...`` and ``validate``.
+"""The command line: ``python -m model estimate ...``, ``plan serve|train ...``, ``list ...`` and ``validate``.
 
 Bad input exits with status 2 and one line naming the flag, the value and what is allowed;
 never a traceback. Numbers accept 7e9, 7B, 2T, 1.5k.
@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog
+from model.catalog import CatalogError, default_catalog, load_user_catalog
+from model.commands.listing import LISTS, catalog_table
 from model.estimate import estimate
 from model.layouts.serving import replica_name
 from model.limits import ScenarioError
@@ -30,8 +31,6 @@ from model.scenario import (
 from model.units import DAY_S, GB, parse_quantity
 
 __all__ = ["main"]
-
-_LISTS = ("gpus", "models", "interconnects", "networks", "precisions")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -241,60 +240,6 @@ def _summary(result: Estimate) -> str:
     return "\n".join(lines)
 
 
-def _list(kind: str, catalog: Catalog, as_json: bool) -> str:
-    rows: list[dict[str, Any]]
-    if kind == "gpus":
-        rows = [
-            {
-                "id": g.id,
-                "name": g.name,
-                "memory_gb": g.memory_bytes / GB,
-                "bandwidth_gb_per_s": g.memory_bandwidth_bytes_per_s / GB,
-                "bf16_dense_tflops": (g.dense_flops_per_s.get("bf16") or g.dense_flops_per_s.get("fp16") or 0) / 1e12,
-                "usd_per_gpu_hour": g.cloud_usd_per_gpu_hour,
-            }
-            for g in catalog.gpus.values()
-        ]
-    elif kind == "models":
-        rows = [
-            {
-                "id": m.id,
-                "name": m.name,
-                "params_b": m.architecture.stats.total_params / 1e9,
-                "active_params_b": m.architecture.stats.active_params / 1e9,
-            }
-            for m in catalog.models.values()
-        ]
-    elif kind in ("interconnects", "networks"):
-        table = catalog.interconnects if kind == "interconnects" else catalog.networks
-        rows = [
-            {
-                "id": link.id,
-                "name": link.name,
-                "gb_per_s_per_direction": link.bandwidth_bytes_per_s / GB,
-                "latency_us": link.latency_s * 1e6,
-            }
-            for link in table.values()
-        ]
-    else:
-        rows = [{"id": p} for p in PRECISIONS]
-    if as_json:
-        return json.dumps(rows, allow_nan=False)
-    keys = list(rows[0])
-    widths = {k: max(len(k), *(len(_cell(r[k])) for r in rows)) for k in keys}
-    out = ["  ".join(k.ljust(widths[k]) for k in keys)]
-    out += ["  ".join(_cell(r[k]).ljust(widths[k]) for k in keys) for r in rows]
-    return "\n".join(out)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:,.4g}" if value < 1000 else f"{value:,.0f}"
-    return str(value)
-
-
 def _validate(*, as_json: bool) -> None:
     """Print the validation report, as text or one JSON object."""
     # Imported here: only this command reads the reference measurements.
@@ -311,11 +256,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_estimate_flags(commands.add_parser("estimate", help="estimate one scenario"))
     lister = commands.add_parser("list", help="list a catalog")
-    lister.add_argument("kind", choices=_LISTS, metavar="|".join(_LISTS))
+    lister.add_argument("kind", choices=LISTS, metavar="|".join(LISTS))
     lister.add_argument("--catalog", metavar="FILE")
     lister.add_argument("--json", action="store_true")
     validator = commands.add_parser("validate", help="compare the engine with published measurements")
     validator.add_argument("--json", action="store_true")
+    from model.commands.plan import add_plan_parser  # late: it reuses this module's number parsers
+
+    add_plan_parser(commands)
     return parser
 
 
@@ -328,11 +276,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "catalog", None):
             catalog = catalog.merged(load_user_catalog(args.catalog))
         if args.command == "list":
-            print(_list(args.kind, catalog, args.json))
+            print(catalog_table(args.kind, catalog, args.json))
             return 0
         if args.command == "validate":
             _validate(as_json=args.json)
             return 0
+        if args.command == "plan":
+            from model.commands.plan import run_plan
+
+            return run_plan(args, catalog)
         result = estimate(scenario_from_args(args), catalog)
     except ScenarioError as error:
         flag = "--" + error.field.replace("_", "-")

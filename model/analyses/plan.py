@@ -1,0 +1,301 @@
+"""Run the engine backwards: the cheapest GPU x cards x layout that meets a serving or training target.
+
+Serving (:func:`plan_serving`): for every GPU and allowed precision, each replica size in powers of
+two is laid out by the engine's own serving search, loaded with the largest batch whose time per
+output token meets the target (:func:`model.analyses.serving.largest_batch_within_latency`), and
+repeated until the replicas deliver the tokens per second asked for. Cards cost their price per
+GPU-hour, so for one GPU the cheapest option is the one with the fewest cards; across GPUs the
+options are ranked by dollars per hour.
+
+Training (:func:`plan_training`): for every GPU and precision, card counts double from one; each
+count is estimated with the engine's layout search, and the cheapest count that fits and meets the
+deadline and the budget is that GPU's option. GPU-hours grow with the communication and bubbles
+more cards bring, so the doubling stops once the cost has risen twice in a row past a count that
+met the targets.
+
+A GPU that cannot meet the targets is listed in ``excluded`` with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Sequence
+from typing import Literal, NamedTuple
+
+from model.analyses.serving import largest_batch_within_latency
+from model.catalog import Catalog, default_catalog
+from model.estimate import estimate
+from model.limits import ScenarioError
+from model.precision import Precision
+from model.pricing import market_rent_ratio, rental_price
+from model.scenario import Scenario
+
+__all__ = ["Plan", "PlanOption", "plan_serving", "plan_training"]
+
+MAX_REPLICA_CARDS = 64
+"""The largest serving replica tried (eight 8-GPU nodes: DeepSeek-V3 in BF16 needs about 16 H100s)."""
+HOUR_S = 3600.0
+
+
+class PlanOption(NamedTuple):
+    """One way to meet the targets, with what it costs and how far past each target it lands."""
+
+    gpu: str
+    cards: int
+    precision: str
+    layout: dict[str, int]
+    """tp, pp, dp, ep and zero (serving: the replica's tp and pp, dp replicas, zero 0)."""
+    batch: int | None
+    """Concurrent sequences per replica (serving); None for training."""
+    price_per_gpu_hour: float
+    cost_per_hour_usd: float
+    cost_usd: float | None
+    """Training: the whole run; serving: None (it runs for as long as it serves)."""
+    time_s: float | None
+    """Training: wall time of the run; serving: None."""
+    decode_tokens_per_s: float | None
+    tpot_s: float | None
+    ttft_s: float | None
+    memory_per_gpu: float
+    headroom: float
+    """How far past the binding target it lands (1.25: 25 % spare throughput, or 25 % faster)."""
+
+
+class Plan(NamedTuple):
+    """The options that meet every target, cheapest first, and the GPUs that cannot, with why."""
+
+    goal: Literal["serve", "train"]
+    options: tuple[PlanOption, ...]
+    excluded: dict[str, str]
+    estimates: int
+    """How many engine estimates the plan ran (for the benchmark)."""
+
+    def to_dict(self) -> dict[str, object]:
+        """Return plain data for JSON."""
+        return {
+            "goal": self.goal,
+            "options": [option._asdict() for option in self.options],
+            "excluded": dict(self.excluded),
+            "estimates": self.estimates,
+        }
+
+
+def _positive(name: str, value: float | None, allowed: str) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ScenarioError(name, value, allowed)
+
+
+def _gpus(catalog: Catalog, gpus: Sequence[str] | None) -> list[str]:
+    if not gpus:
+        return [gpu_id for gpu_id in catalog.gpus if gpu_id != "cpu-server"]
+    unknown = [gpu_id for gpu_id in gpus if gpu_id not in catalog.gpus]
+    if unknown:
+        raise ScenarioError("gpus", ",".join(unknown), f"GPU ids from the catalog: {', '.join(catalog.gpus)}")
+    return list(gpus)
+
+
+def _price(catalog: Catalog, gpu_id: str, given: float | None) -> float | None:
+    if given is not None:
+        return given
+    return rental_price(catalog.gpus[gpu_id], market_rent_ratio()).usd_per_gpu_hour
+
+
+def _layout(tp: int, pp: int, dp: int, ep: int, zero: int) -> dict[str, int]:
+    return {"tp": tp, "pp": pp, "dp": dp, "ep": ep, "zero": zero}
+
+
+def _powers_of_two(limit: int) -> Iterable[int]:
+    cards = 1
+    while cards <= limit:
+        yield cards
+        cards *= 2
+
+
+def plan_serving(
+    base: Scenario,
+    output_tokens_per_s: float,
+    *,
+    tpot_s: float | None = None,
+    ttft_s: float | None = None,
+    precisions: Sequence[Precision] = ("bf16",),
+    gpus: Sequence[str] | None = None,
+    max_cards: int = 1024,
+    price_per_gpu_hour: float | None = None,
+    catalog: Catalog | None = None,
+) -> Plan:
+    """Return the cheapest ways to serve ``output_tokens_per_s`` in total within the latency targets.
+
+    Args:
+        base: the model and workload (prompt and output lengths); its GPU, cards and layout are replaced.
+        output_tokens_per_s: generated tokens per second over every replica.
+        tpot_s: the most seconds per output token a user may wait (None: no target).
+        ttft_s: the most seconds to the first token (None: no target).
+        precisions: the weight formats allowed.
+        gpus: the GPU ids to search (None: every GPU in the catalog).
+        max_cards: the most cards an option may use.
+        price_per_gpu_hour: one price for every GPU (None: each GPU's catalog price).
+        catalog: the catalog to search (None: the built-in one).
+
+    Raises:
+        ScenarioError: a target is not a positive number, or a GPU id is unknown.
+    """
+    _positive("output_tokens_per_s", output_tokens_per_s, "a positive number of output tokens per second")
+    _positive("tpot_s", tpot_s, "a positive number of seconds per output token")
+    _positive("ttft_s", ttft_s, "a positive number of seconds")
+    _positive("max_cards", max_cards, "a positive whole number of cards")
+    cat = catalog or default_catalog()
+    options: list[PlanOption] = []
+    excluded: dict[str, str] = {}
+    estimates = 0
+    latency = tpot_s if tpot_s is not None else 3600.0  # no target: any speed a batch gives
+    for gpu_id in _gpus(cat, gpus):
+        price = _price(cat, gpu_id, price_per_gpu_hour)
+        if price is None:
+            excluded[gpu_id] = "no price known and none given"
+            continue
+        best: PlanOption | None = None
+        reasons: set[str] = set()
+        for precision in precisions:
+            for replica_cards in _powers_of_two(min(max_cards, MAX_REPLICA_CARDS)):
+                if best is not None and replica_cards >= best.cards:
+                    break  # exact bound: every option from here uses at least this many cards
+                scenario = dataclasses.replace(
+                    base, gpu=gpu_id, cards=replica_cards, precision=precision, kv_precision=None,
+                    tp=None, pp=None, dp=None, ep=None, attention_dp=None, price_per_gpu_hour=price,
+                )  # fmt: skip
+                fit = largest_batch_within_latency(scenario, cat, latency)
+                estimates += 1
+                if fit.batch is None:
+                    reasons.add("does not fit" if fit.limit == "memory" else "misses the time per token at any batch")
+                    continue
+                served = estimate(dataclasses.replace(scenario, batch=fit.batch), cat)
+                estimates += 1
+                inference = served.inference
+                if ttft_s is not None and inference.ttft_s > ttft_s:
+                    reasons.add("misses the time to first token at the batch that meets the time per token")
+                    continue
+                per_group = fit.tokens_per_s or 0.0
+                groups = max(1, math.ceil(output_tokens_per_s / per_group))
+                cards = groups * replica_cards
+                if cards > max_cards:
+                    reasons.add(f"needs more than {max_cards:,} cards")
+                    continue
+                option = PlanOption(
+                    gpu=gpu_id,
+                    cards=cards,
+                    precision=precision,
+                    layout=_layout(inference.tp, inference.pp, inference.dp * groups, inference.ep, 0),
+                    batch=fit.batch,
+                    price_per_gpu_hour=price,
+                    cost_per_hour_usd=cards * price,
+                    cost_usd=None,
+                    time_s=None,
+                    decode_tokens_per_s=per_group * groups,
+                    tpot_s=fit.tpot_s,
+                    ttft_s=inference.ttft_s,
+                    memory_per_gpu=inference.memory_per_gpu.total,
+                    headroom=per_group * groups / output_tokens_per_s,
+                )
+                if best is None or option.cost_per_hour_usd < best.cost_per_hour_usd:
+                    best = option
+        if best is None:
+            excluded[gpu_id] = "; ".join(sorted(reasons)) or "no option found"
+        else:
+            options.append(best)
+    options.sort(key=lambda option: (option.cost_per_hour_usd, option.cards))
+    return Plan("serve", tuple(options), excluded, estimates)
+
+
+def plan_training(
+    base: Scenario,
+    *,
+    days: float | None = None,
+    budget_usd: float | None = None,
+    precisions: Sequence[Precision] = ("bf16",),
+    gpus: Sequence[str] | None = None,
+    max_cards: int = 65_536,
+    price_per_gpu_hour: float | None = None,
+    catalog: Catalog | None = None,
+) -> Plan:
+    """Return the cheapest ways to train ``base`` (its model, tokens and fine-tuning mode) within the targets.
+
+    Args:
+        base: the model, tokens, sequence length and fine-tuning mode; GPU, cards and layout are replaced.
+        days: the longest wall time allowed (None: no deadline).
+        budget_usd: the most the run may cost (None: no budget).
+        precisions: the training formats allowed.
+        gpus: the GPU ids to search (None: every GPU in the catalog).
+        max_cards: the most cards an option may use.
+        price_per_gpu_hour: one price for every GPU (None: each GPU's catalog price).
+        catalog: the catalog to search (None: the built-in one).
+
+    Raises:
+        ScenarioError: a target is not a positive number, or a GPU id is unknown.
+    """
+    _positive("days", days, "a positive number of days")
+    _positive("budget_usd", budget_usd, "a positive number of dollars")
+    _positive("max_cards", max_cards, "a positive whole number of cards")
+    cat = catalog or default_catalog()
+    deadline = days * 86_400.0 if days is not None else math.inf
+    budget = budget_usd if budget_usd is not None else math.inf
+    options: list[PlanOption] = []
+    excluded: dict[str, str] = {}
+    estimates = 0
+    for gpu_id in _gpus(cat, gpus):
+        price = _price(cat, gpu_id, price_per_gpu_hour)
+        if price is None:
+            excluded[gpu_id] = "no price known and none given"
+            continue
+        found: list[PlanOption] = []
+        reasons: set[str] = set()
+        for precision in precisions:
+            rising = 0
+            for cards in _powers_of_two(max_cards):
+                scenario = dataclasses.replace(
+                    base, gpu=gpu_id, cards=cards, precision=precision, tp=None, pp=None, dp=None, ep=None,
+                    zero=None, micro_batch=None, vp=None, global_batch=None, price_per_gpu_hour=price,
+                )  # fmt: skip
+                training = estimate(scenario, cat).training
+                estimates += 1
+                if not training.fits:
+                    reasons.add(f"does not fit on up to {max_cards:,} cards")
+                    continue
+                cost = training.cost_usd if training.cost_usd is not None else math.inf
+                if found and cost >= (found[-1].cost_usd or math.inf):
+                    rising += 1
+                    if rising >= 2:  # past the cheapest count: more cards only cost more from here
+                        break
+                if training.time_s > deadline:
+                    reasons.add("misses the deadline at every card count that fits")
+                    continue
+                if cost > budget:
+                    reasons.add("over the budget at every card count that meets the deadline")
+                    continue
+                layout = training.parallelism
+                found.append(
+                    PlanOption(
+                        gpu=gpu_id,
+                        cards=cards,
+                        precision=training.precision,
+                        layout=_layout(layout.tp, layout.pp, layout.dp, layout.ep, layout.zero),
+                        batch=None,
+                        price_per_gpu_hour=price,
+                        cost_per_hour_usd=cards * price,
+                        cost_usd=cost,
+                        time_s=training.time_s,
+                        decode_tokens_per_s=None,
+                        tpot_s=None,
+                        ttft_s=None,
+                        memory_per_gpu=training.memory_per_gpu.total,
+                        headroom=min(deadline / training.time_s, budget / cost),
+                    )
+                )
+        if found:
+            options.append(min(found, key=lambda option: option.cost_usd or math.inf))
+        else:
+            excluded[gpu_id] = "; ".join(sorted(reasons)) or "no option found"
+    options.sort(key=lambda option: (option.cost_usd or math.inf, option.time_s or math.inf))
+    return Plan("train", tuple(options), excluded, estimates)

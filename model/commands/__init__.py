@@ -1,0 +1,1 @@
+"""Pieces of the command line (:mod:`model.cli`) that each answer one subcommand."""
