@@ -5,7 +5,7 @@ result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64))
 result.training.time_s, result.inference.tpot_s, result.to_dict()
 """
 
-from model.analyses.plan import Plan, PlanOption, plan_serving, plan_training
+from model.analyses.plan import Plan, PlanOption, pareto_front, plan_serving, plan_training
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
 from model.estimate import estimate
 from model.limits import ScenarioError
@@ -26,6 +26,7 @@ __all__ = [
     "default_catalog",
     "estimate",
     "load_user_catalog",
+    "pareto_front",
     "parse_user_catalog",
     "plan_serving",
     "plan_training",

@@ -33,6 +33,7 @@ __all__ = [
     "METHOD_VIEWS",
     "MICRO_BATCH_OPTIONS",
     "PARAM_STEPS_B",
+    "PLAN_GOALS",
     "PRICING_OPTIONS",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
@@ -81,6 +82,7 @@ GOAL_OPTIONS: tuple[str, ...] = GOALS
 """What the user came to do: serve, fine-tune or pre-train (the Overview leads with it)."""
 FINETUNE_OPTIONS: tuple[str, ...] = ("lora", "qlora", "full")
 PRICING_OPTIONS: tuple[str, ...] = ("rent", "own")
+PLAN_GOALS: tuple[str, ...] = ("serve", "train")
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
@@ -195,8 +197,8 @@ def _precision(text: str) -> str:
 
 
 def _card_count(text: str) -> int:
-    value = _integer(1, 100_000)(text)
-    return min(CARD_STEPS, key=lambda step: abs(math.log(step / value)))
+    # Kept as given (the slider adds it to its steps): a plan's 10 cards must not become 8.
+    return _integer(1, 100_000)(text)
 
 
 def _tokens(text: str) -> float:
@@ -253,6 +255,13 @@ _ALL = (
     Control("draft", "Speculative decoding", "off", _choice(lambda: DRAFT_OPTIONS)),
     Control("accept", "Draft acceptance", 0.8, _number(0.5, 0.95), _big_number),
     # Sections of the Method and GPU anatomy pages (one is drawn at a time).
+    # The Plan page's targets.
+    Control("plan_goal", "Plan for", "serve", _choice(lambda: PLAN_GOALS)),
+    Control("plan_tps", "Output tokens per second", 5000.0, _number(1e-3, 1e12), _big_number),
+    Control("plan_tpot", "Time per output token (ms)", 50.0, _number(1e-3, 1e7), _big_number),
+    Control("plan_ttft", "Time to first token (ms, 0: none)", 0.0, _number(0, 1e8), _big_number),
+    Control("plan_days", "Days to train", 30.0, _number(1e-3, 1e5), _big_number),
+    Control("plan_budget", "Budget (USD, 0: none)", 0.0, _number(0, 1e13), _big_number),
     Control("method_view", "Method section", "assumptions", _choice(lambda: METHOD_VIEWS)),
     Control("anatomy_view", "Anatomy section", "hierarchy", _choice(lambda: ANATOMY_VIEWS)),
     Control("val_kind", "Measurements shown", "all", _choice(lambda: VALIDATION_KINDS)),

@@ -24,6 +24,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/vram.py", "VRAM", ":material/memory:", "vram"),
     PageSpec("app_pages/throughput.py", "Tokens per second", ":material/speed:", "tokens"),
     PageSpec("app_pages/compare.py", "Compare", ":material/compare_arrows:", "compare"),
+    PageSpec("app_pages/plan.py", "Plan", ":material/route:", "plan"),
     PageSpec("app_pages/anatomy.py", "GPU anatomy", ":material/developer_board:", "anatomy"),
     PageSpec("app_pages/method.py", "Method", ":material/menu_book:", "method"),
     PageSpec("app_pages/validation.py", "Validation", ":material/verified:", "validation"),

@@ -25,6 +25,7 @@ from ui.controls import (
     format_params,
     load_from_url,
     save_to_url,
+    steps_with,
 )
 from ui.format import billions
 from ui.linked import ROWS_KEY, SAVED_LINK_KEY, linked_values, saved_from_link, take_linked, unpack
@@ -215,7 +216,11 @@ def render_scenario_sidebar() -> None:
             filter_mode="contains",  # typed text filters in catalog order: "H20" lists the H20 before the H200
         )
         st.select_slider(
-            "Cards", CARD_STEPS, value=held_value(CARDS, CARD_STEPS), format_func=lambda n: f"{n:,}", key=CARDS
+            "Cards",
+            card_steps := steps_with(CARD_STEPS, st.session_state[CARDS]),
+            value=held_value(CARDS, card_steps),
+            format_func=lambda n: f"{n:,}",
+            key=CARDS,
         )
         links = [AUTO, *catalog.interconnects]
         networks = [AUTO, *catalog.networks]

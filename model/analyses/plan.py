@@ -31,7 +31,7 @@ from model.precision import Precision
 from model.pricing import market_rent_ratio, rental_price
 from model.scenario import Scenario
 
-__all__ = ["Plan", "PlanOption", "plan_serving", "plan_training"]
+__all__ = ["Plan", "PlanOption", "pareto_front", "plan_serving", "plan_training"]
 
 MAX_REPLICA_CARDS = 64
 """The largest serving replica tried (eight 8-GPU nodes: DeepSeek-V3 in BF16 needs about 16 H100s)."""
@@ -299,3 +299,25 @@ def plan_training(
             excluded[gpu_id] = "; ".join(sorted(reasons)) or "no option found"
     options.sort(key=lambda option: (option.cost_usd or math.inf, option.time_s or math.inf))
     return Plan("train", tuple(options), excluded, estimates)
+
+
+def pareto_front(plan: Plan) -> tuple[PlanOption, ...]:
+    """Return the options no other option beats on both cost and speed, cheapest first.
+
+    Training: a lower total cost and a shorter time; serving: a lower cost per hour and a shorter
+    time per output token (a faster answer for each user). A derived definition (Pareto optimality).
+    """
+
+    def axes(option: PlanOption) -> tuple[float, float]:
+        if plan.goal == "train":
+            return option.cost_usd or math.inf, option.time_s or math.inf
+        return option.cost_per_hour_usd, option.tpot_s or math.inf
+
+    front: list[PlanOption] = []
+    best_speed = math.inf
+    for option in sorted(plan.options, key=axes):
+        speed = axes(option)[1]
+        if speed < best_speed:
+            front.append(option)
+            best_speed = speed
+    return tuple(front)

@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import open_app, screenshot
 
-PAGES = ["", "costs", "vram", "tokens", "compare", "anatomy", "method", "validation", "add"]
+PAGES = ["", "costs", "vram", "tokens", "compare", "plan", "anatomy", "method", "validation", "add"]
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -114,7 +114,10 @@ def test_more_bandwidth_never_decodes_slower(gpu_id, factor, model_id, batch):
     base = estimate(Scenario(gpu=gpu_id, **common), catalog).inference
     quick = estimate(Scenario(gpu="faster", **common), catalog).inference
     assert quick.tpot_s <= base.tpot_s * (1 + 1e-12)
-    assert quick.tpot_roofline_s <= base.tpot_roofline_s * (1 + 1e-12)
+    # The roofline is not what the layout choice minimises (a faster card may pick a smaller tensor-
+    # parallel group whose expected time is lower and ideal time higher): compare it on one layout.
+    same = estimate(Scenario(gpu="faster", tp=base.tp, pp=base.pp, attention_dp=base.ep, **common), catalog).inference
+    assert same.tpot_roofline_s <= base.tpot_roofline_s * (1 + 1e-12)
 
 
 @given(st.sampled_from(MODEL_IDS), st.sampled_from(["h100-sxm", "h200", "b200", "mi300x"]), st.integers(0, 8))

@@ -35,9 +35,9 @@ def test_a_bad_url_value_is_dropped_with_a_short_warning(query, fragment):
     assert all(len(w) < 200 for w in warnings)
 
 
-def test_a_card_count_between_steps_snaps_to_the_nearest_step():
+def test_a_card_count_between_steps_is_kept_and_a_size_snaps_to_the_nearest_step():
     values, _ = load_from_url({"cards": ["1000"], "params": ["65B"]})
-    assert values == {"cards": 1024, "params": 70.0}
+    assert values == {"cards": 1000, "params": 70.0}
 
 
 def test_streamlits_own_embed_keys_are_passed_over_without_a_warning():

@@ -1,0 +1,111 @@
+import streamlit as st
+
+from model import Scenario, ScenarioError, pareto_front, plan_serving, plan_training
+from ui.catalog import USER_CATALOG_KEY, session_catalog
+from ui.charts import show_chart
+from ui.charts.plan import plan_chart
+from ui.controls import PLAN_GOALS, TP_OPTIONS
+from ui.page import estimate_or_stop
+from ui.remount import held_value
+from ui.rows import plan as rows
+from ui.sidebar import current_goal, current_scenario
+from ui.text import escape_markdown
+
+LOADED = 5
+"""Options offered as 'load into the sidebar' buttons."""
+
+state = st.session_state
+catalog = session_catalog()
+scenario = current_scenario()
+result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+st.title(
+    f"Plan: the cheapest way to {'serve' if state['plan_goal'] == 'serve' else 'train'} {result.inputs['model_name']}"
+)
+st.caption(
+    "Every GPU in the catalog, each card count and the layout and batch the engine would choose; "
+    "prices from the sidebar's rent or own setting (one typed price applies to every GPU)."
+)
+st.segmented_control(
+    "Plan for",
+    PLAN_GOALS,
+    default=held_value("plan_goal", PLAN_GOALS),
+    format_func={"serve": "Serving", "train": "Training"}.get,
+    key="plan_goal",
+    required=True,
+    persist_state="session",
+)
+goal = state["plan_goal"]
+c1, c2, c3 = st.columns(3)
+if goal == "serve":
+    c1.number_input("Output tokens per second, in total", 0.001, 1e12, held_value("plan_tps"), key="plan_tps")
+    c2.number_input("Time per output token (ms)", 0.001, 1e7, held_value("plan_tpot"), key="plan_tpot")
+    c3.number_input("Time to first token (ms, 0: none)", 0.0, 1e8, held_value("plan_ttft"), key="plan_ttft")
+else:
+    c1.number_input("Days to train", 0.001, 1e5, held_value("plan_days"), key="plan_days")
+    c2.number_input("Budget (USD, 0: none)", 0.0, 1e13, held_value("plan_budget"), step=1e5, key="plan_budget")
+    mode = "fine-tuning" if current_goal() == "finetune" else "pre-training"
+    c3.markdown(f"On **{result.training.tokens:,.3g} tokens** ({mode}; the Overview sets the count).")
+
+
+@st.cache_data(max_entries=32, show_spinner="Searching every GPU, card count and layout…")
+def planned(goal: str, base: dict, targets: tuple, price: float | None, rows_yaml: str | None) -> object:
+    """The plan for these inputs (cached: a full plan runs hundreds of estimates)."""
+    del rows_yaml  # part of the cache key: the visit's own rows change the catalog
+    start = Scenario(**base)
+    if goal == "serve":
+        tps, tpot_ms, ttft_ms = targets
+        return plan_serving(
+            start, tps, tpot_s=tpot_ms / 1e3, ttft_s=ttft_ms / 1e3 if ttft_ms else None,
+            precisions=(scenario.precision,), price_per_gpu_hour=price, catalog=catalog,
+        )  # fmt: skip
+    days, budget = targets
+    return plan_training(
+        start, days=days, budget_usd=budget or None, precisions=(scenario.precision,),
+        price_per_gpu_hour=price, catalog=catalog,
+    )  # fmt: skip
+
+
+typed_price = state["price"] if state["pricing"] == "rent" else None
+targets = (state["plan_tps"], state["plan_tpot"], state["plan_ttft"]) if goal == "serve" else (
+    state["plan_days"], state["plan_budget"])  # fmt: skip
+try:
+    plan = planned(goal, scenario.to_dict(), targets, typed_price, state.get(USER_CATALOG_KEY))
+except ScenarioError as error:
+    st.error(f"These targets cannot be planned: {escape_markdown(str(error))}", icon=":material/error:")
+    st.stop()
+
+st.markdown(rows.plan_takeaway(plan, catalog))
+front = pareto_front(plan)
+if plan.options:
+    x_title = "Days to train (log)" if goal == "train" else "Time per output token, ms (log)"
+    y_title = "Cost of the run (log)" if goal == "train" else "Cost per hour (log)"
+    show_chart(
+        plan_chart,
+        points=rows.point_rows(plan, front, catalog),
+        mine=rows.scenario_point(result, "train" if goal == "train" else "serve"),
+        x_title=x_title,
+        y_title=y_title,
+    )
+    st.dataframe(rows.option_rows(plan, catalog), hide_index=True, width="stretch")
+
+
+def load(option_index: int) -> None:
+    """Put a planned option into the sidebar's scenario (GPU, cards, precision, layout, batch)."""
+    option = plan.options[option_index]
+    state["gpu"], state["cards"], state["precision"] = option.gpu, option.cards, option.precision
+    state["link"] = state["net"] = "auto"
+    state["tp"] = str(option.layout["tp"]) if str(option.layout["tp"]) in TP_OPTIONS else "auto"
+    if option.batch is not None:
+        state["batch"] = option.batch
+    state["goal"] = "serve" if goal == "serve" else ("finetune" if current_goal() == "finetune" else "pretrain")
+
+
+if plan.options:
+    st.markdown("**Load an option into the sidebar** (every page then shows it):")
+    for column, index in zip(st.columns(min(LOADED, len(plan.options))), range(LOADED), strict=False):
+        column.button(
+            rows.option_label(plan.options[index], catalog), key=f"plan_load_{index}", on_click=load, args=(index,)
+        )
+if plan.excluded:
+    with st.expander(f"Why not these {len(plan.excluded)} GPUs"):
+        st.markdown("\n".join(f"- **{catalog.gpus[gpu].short_name}**: {why}" for gpu, why in plan.excluded.items()))
