@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model import Estimate, Plan, PlanOption
-from model.catalog import Catalog
+from model import Catalog, Estimate, Plan, PlanOption
 from model.units import format_usd
 from ui.format import duration
 
