@@ -40,60 +40,54 @@ def show_verdict(verdict, primary: bool) -> None:
     show_goal_verdict(verdict, gpu.short_name, scenario.precision, primary)
 
 
+def figure(column, label: str, runs: bool, reason: str, value: str, delta: str, help_text: str, border: bool) -> None:
+    """One metric of a mode: its value, likely range and help when it runs; a dash and the reason when not."""
+    column.metric(
+        label,
+        value if runs else NOT_RUN,
+        (delta or None) if runs else None,
+        **QUIET,
+        border=border,
+        help=help_text if runs else f"Cannot run: {reason}.",
+    )
+
+
 def serving_section(primary: bool) -> None:
     """Serving's verdict and figures; a dash with the reason for each figure when it cannot run."""
     runs = serving_verdict.runs
     reason = verdict_reason(serving_verdict, gpu.short_name, scenario.precision)
     st.subheader("Serving" if primary else "Also: serving", divider="gray")
     show_verdict(serving_verdict, primary)
-    border = primary
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(
-        "Per token, 1 user",
-        milliseconds(single.tpot_s) if runs else NOT_RUN,
-        (likely_text(one, "tpot_s", short_milliseconds) or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"Time per output token (TPOT) with the efficiencies; the roofline at datasheet peaks (the seeds' "
-        f"rule) is {short_milliseconds(single.tpot_roofline_s)}. Replica: "
-        f"{replica_name(single.tp, single.pp, single.ep)}.{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
-    c2.metric(
-        "Tokens/s, 1 user",
-        f"{single.decode_tokens_per_s_per_user:,.0f}" if runs else NOT_RUN,
-        (likely_text(one, "decode_tokens_per_s_per_user", lambda v: f"{v:,.0f}") or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"Batch 1, {scenario.prompt_len:,}-token prompt; first token after {milliseconds(single.ttft_s, 0)} "
-        f"(range {range_text(one, 'ttft_s', milliseconds)}). {single.bound.capitalize()}-bound.{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
-    c3.metric(
-        "Tokens/s, full load",
-        f"{loaded.decode_tokens_per_s:,.0f}" if runs else NOT_RUN,
-        (likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}") or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"Output tokens over prefill plus decode time: {loaded.batch:,} sequences on each of {loaded.dp:,} "
-        f"replicas.{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
-    cost = loaded.cost_per_million_output_tokens_usd
-    c4.metric(
-        "$ per M output tokens",
-        format_usd(cost) if runs else NOT_RUN,
-        (likely_text(full, "cost_per_million_output_tokens_usd", format_usd) or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"Full load at {percent(scenario.utilization)} utilisation, "
-        f"${one.resolved.price_per_gpu_hour or 0:,.2f} per GPU-hour (sidebar: Price of a GPU-hour).{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
+    figure(
+        c1, "Per token, 1 user", runs, reason, milliseconds(single.tpot_s),
+        likely_text(one, "tpot_s", short_milliseconds),
+        f"Time per output token (TPOT) with the efficiencies; the roofline at datasheet peaks (the seeds' rule) is "
+        f"{short_milliseconds(single.tpot_roofline_s)}. Replica: {replica_name(single.tp, single.pp, single.ep)}."
+        f"{RANGE_NOTE}",
+        primary,
+    )  # fmt: skip
+    figure(
+        c2, "Tokens/s, 1 user", runs, reason, f"{single.decode_tokens_per_s_per_user:,.0f}",
+        likely_text(one, "decode_tokens_per_s_per_user", lambda v: f"{v:,.0f}"),
+        f"Batch 1, {scenario.prompt_len:,}-token prompt; first token after {milliseconds(single.ttft_s, 0)} "
+        f"(range {range_text(one, 'ttft_s', milliseconds)}). {single.bound.capitalize()}-bound.{RANGE_NOTE}",
+        primary,
+    )  # fmt: skip
+    figure(
+        c3, "Tokens/s, full load", runs, reason, f"{loaded.decode_tokens_per_s:,.0f}",
+        likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}"),
+        f"Output tokens over prefill plus decode time: {loaded.batch:,} sequences on each of {loaded.dp:,} "
+        f"replicas.{RANGE_NOTE}",
+        primary,
+    )  # fmt: skip
+    figure(
+        c4, "$ per M output tokens", runs, reason, format_usd(loaded.cost_per_million_output_tokens_usd),
+        likely_text(full, "cost_per_million_output_tokens_usd", format_usd),
+        f"Full load at {percent(scenario.utilization)} utilisation, ${one.resolved.price_per_gpu_hour or 0:,.2f} "
+        f"per GPU-hour (sidebar: Price of a GPU-hour).{RANGE_NOTE}",
+        primary,
+    )  # fmt: skip
 
 
 def set_tokens(key: str) -> None:
@@ -114,7 +108,6 @@ def training_section(primary: bool) -> None:
         noun += f" ({training.regime})"
     st.subheader(noun if primary else f"Also: {noun.lower()}", divider="gray")
     show_verdict(training_verdict, primary)
-    border = primary
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(
         "Memory per card",
@@ -122,42 +115,25 @@ def training_section(primary: bool) -> None:
         "fits" if runs else ("refused" if training_verdict.refusal else "does not fit"),
         delta_color="normal" if runs else "inverse",
         delta_arrow="off",
-        border=border,
+        border=primary,
         help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: {training_layout_text(one)}."
         if runs
         else f"Cannot run: {reason}.",
     )
-    c2.metric(
-        "Training time",
-        duration(training.time_s) if runs else NOT_RUN,
-        (likely_text(one, "time_s", duration) or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"{training.tokens:,.3g} tokens, wall time with interruptions.{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
-    c3.metric(
-        "Training cost",
-        format_usd(training.cost_usd) if runs else NOT_RUN,
-        (likely_text(one, "cost_usd", format_usd) or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour "
-        f"(sidebar: Price of a GPU-hour).{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
-    c4.metric(
-        "Model FLOPs utilisation",
-        percent(training.mfu) if runs else NOT_RUN,
-        (likely_text(one, "mfu", percent) or None) if runs else None,
-        **QUIET,
-        border=border,
-        help=f"{training.tokens_per_s_per_gpu:,.0f} tokens/s per card in steady-state steps.{RANGE_NOTE}"
-        if runs
-        else f"Cannot run: {reason}.",
-    )
+    figure(
+        c2, "Training time", runs, reason, duration(training.time_s), likely_text(one, "time_s", duration),
+        f"{training.tokens:,.3g} tokens, wall time with interruptions.{RANGE_NOTE}", primary,
+    )  # fmt: skip
+    figure(
+        c3, "Training cost", runs, reason, format_usd(training.cost_usd), likely_text(one, "cost_usd", format_usd),
+        f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour "
+        f"(sidebar: Price of a GPU-hour).{RANGE_NOTE}",
+        primary,
+    )  # fmt: skip
+    figure(
+        c4, "Model FLOPs utilisation", runs, reason, percent(training.mfu), likely_text(one, "mfu", percent),
+        f"{training.tokens_per_s_per_gpu:,.0f} tokens/s per card in steady-state steps.{RANGE_NOTE}", primary,
+    )  # fmt: skip
     if runs:
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         left.markdown(tokens_caption(one))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from model import Scenario, default_catalog, estimate, parse_user_catalog
 from model.analyses.fit import pinned_serving, pinned_training
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, PESSIMISTIC_MOVES, RangeMoves, moved
+from tests.catalog_rows import UNPRICED_GPU
 
 CATALOG = default_catalog()
 TIMES = ("time_s", "gpu_hours", "cost_usd", "energy_kwh", "ttft_s", "tpot_s", "cost_per_million_output_tokens_usd")
@@ -91,17 +92,6 @@ def test_int8_trains_in_bf16_and_the_estimate_says_what_it_used():
     adapters = estimate(Scenario(model="llama-3.1-8b", precision="int4", finetune="qlora"), CATALOG)
     assert adapters.training.precision == "int4"
     assert adapters.training.state_bytes_per_param < result.training.state_bytes_per_param
-
-
-UNPRICED_GPU = """
-gpus:
-  - id: my-card
-    name: My Card
-    memory_gb: 80
-    memory_bandwidth_gb_per_s: 2000
-    dense_tflops: {bf16: 400}
-    source: "my own datasheet"
-"""
 
 
 def test_a_gpu_without_a_price_has_no_costs_and_says_so():

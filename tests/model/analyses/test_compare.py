@@ -7,6 +7,7 @@ import pytest
 
 from model import Scenario, default_catalog, estimate, parse_user_catalog
 from model.analyses.compare import compare_gpus, fewest_serving_cards, scenario_figures
+from tests.catalog_rows import UNPRICED_GPU
 
 CATALOG = default_catalog()
 MY_CARD = """
@@ -46,17 +47,6 @@ def test_work_that_does_not_fit_has_no_speed_or_cost():
             assert row.training_time_s is None and row.training_cost_usd is None
         if not row.serving_fits:
             assert row.serving_tokens_per_s is None
-
-
-UNPRICED_GPU = """
-gpus:
-  - id: my-card
-    name: My Card
-    memory_gb: 80
-    memory_bandwidth_gb_per_s: 2000
-    dense_tflops: {bf16: 400}
-    source: "my own datasheet"
-"""
 
 
 def test_a_gpu_without_a_price_keeps_none_for_every_dollar_figure():

@@ -9,20 +9,12 @@ from hypothesis import strategies as st
 
 from model import Scenario, ScenarioError, default_catalog, estimate, parse_user_catalog
 from model.analyses.economics import DAYS_PER_MONTH, api_price, cost_over_time
+from tests.catalog_rows import UNPRICED_GPU
 
 CATALOG = default_catalog()
 PRICES = {price.id: price for price in CATALOG.prices}
 BASE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8)
 BUSY = 1e9  # output tokens per day: keeps several H100s busy, far above the one-replica floor
-UNPRICED_GPU = """
-gpus:
-  - id: my-card
-    name: My Card
-    memory_gb: 80
-    memory_bandwidth_gb_per_s: 2000
-    dense_tflops: {bf16: 400}
-    source: "my own datasheet"
-"""
 
 
 def _costs(scenario=BASE, tokens_per_day=BUSY, months=24, api=None):
