@@ -1,6 +1,7 @@
 import streamlit as st
 
 from model import Scenario, ScenarioError, pareto_front, plan_serving, plan_training
+from model.pricing import Owning
 from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.charts import show_chart
 from ui.charts.plan import plan_chart
@@ -48,28 +49,32 @@ else:
 
 
 @st.cache_data(max_entries=32, show_spinner="Searching every GPU, card count and layout…")
-def planned(goal: str, base: dict, targets: tuple, price: float | None, rows_yaml: str | None) -> object:
+def planned(
+    goal: str, base: dict, targets: tuple, price: float | None, owning: tuple | None, rows_yaml: str | None
+) -> object:
     """The plan for these inputs (cached: a full plan runs hundreds of estimates)."""
     del rows_yaml  # part of the cache key: the visit's own rows change the catalog
     start = Scenario(**base)
+    owned = Owning(*owning) if owning else None
     if goal == "serve":
         tps, tpot_ms, ttft_ms = targets
         return plan_serving(
             start, tps, tpot_s=tpot_ms / 1e3, ttft_s=ttft_ms / 1e3 if ttft_ms else None,
-            precisions=(scenario.precision,), price_per_gpu_hour=price, catalog=catalog,
+            precisions=(scenario.precision,), price_per_gpu_hour=price, owning=owned, catalog=catalog,
         )  # fmt: skip
     days, budget = targets
     return plan_training(
         start, days=days, budget_usd=budget or None, precisions=(scenario.precision,),
-        price_per_gpu_hour=price, catalog=catalog,
+        price_per_gpu_hour=price, owning=owned, catalog=catalog,
     )  # fmt: skip
 
 
 typed_price = state["price"] if state["pricing"] == "rent" else None
+owned = (state["years"], state["kwh"], state["pue"]) if state["pricing"] == "own" else None
 targets = (state["plan_tps"], state["plan_tpot"], state["plan_ttft"]) if goal == "serve" else (
     state["plan_days"], state["plan_budget"])  # fmt: skip
 try:
-    plan = planned(goal, scenario.to_dict(), targets, typed_price, state.get(USER_CATALOG_KEY))
+    plan = planned(goal, scenario.to_dict(), targets, typed_price, owned, state.get(USER_CATALOG_KEY))
 except ScenarioError as error:
     st.error(f"These targets cannot be planned: {escape_markdown(str(error))}", icon=":material/error:")
     st.stop()

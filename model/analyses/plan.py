@@ -28,7 +28,7 @@ from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
 from model.limits import ScenarioError
 from model.precision import Precision
-from model.pricing import market_rent_ratio, rental_price
+from model.pricing import Owning, market_rent_ratio, owning_price, rental_price
 from model.scenario import Scenario
 
 __all__ = ["Plan", "PlanOption", "pareto_front", "plan_serving", "plan_training"]
@@ -97,10 +97,14 @@ def _gpus(catalog: Catalog, gpus: Sequence[str] | None) -> list[str]:
     return list(gpus)
 
 
-def _price(catalog: Catalog, gpu_id: str, given: float | None) -> float | None:
+def _price(catalog: Catalog, gpu_id: str, given: float | None, owning: Owning | None) -> float | None:
+    """One GPU-hour as the app prices it: a given price, owning (when the card is sold), else renting."""
     if given is not None:
         return given
-    return rental_price(catalog.gpus[gpu_id], market_rent_ratio()).usd_per_gpu_hour
+    gpu = catalog.gpus[gpu_id]
+    if owning is not None and gpu.purchase_usd is not None:
+        return owning_price(gpu, owning).usd_per_gpu_hour
+    return rental_price(gpu, market_rent_ratio()).usd_per_gpu_hour
 
 
 def _layout(tp: int, pp: int, dp: int, ep: int, zero: int) -> dict[str, int]:
@@ -124,6 +128,7 @@ def plan_serving(
     gpus: Sequence[str] | None = None,
     max_cards: int = 1024,
     price_per_gpu_hour: float | None = None,
+    owning: Owning | None = None,
     catalog: Catalog | None = None,
 ) -> Plan:
     """Return the cheapest ways to serve ``output_tokens_per_s`` in total within the latency targets.
@@ -137,6 +142,7 @@ def plan_serving(
         gpus: the GPU ids to search (None: every GPU in the catalog).
         max_cards: the most cards an option may use.
         price_per_gpu_hour: one price for every GPU (None: each GPU's catalog price).
+        owning: price the cards as owned (purchase over years plus power) instead of rented.
         catalog: the catalog to search (None: the built-in one).
 
     Raises:
@@ -152,7 +158,7 @@ def plan_serving(
     estimates = 0
     latency = tpot_s if tpot_s is not None else 3600.0  # no target: any speed a batch gives
     for gpu_id in _gpus(cat, gpus):
-        price = _price(cat, gpu_id, price_per_gpu_hour)
+        price = _price(cat, gpu_id, price_per_gpu_hour, owning)
         if price is None:
             excluded[gpu_id] = "no price known and none given"
             continue
@@ -218,6 +224,7 @@ def plan_training(
     gpus: Sequence[str] | None = None,
     max_cards: int = 65_536,
     price_per_gpu_hour: float | None = None,
+    owning: Owning | None = None,
     catalog: Catalog | None = None,
 ) -> Plan:
     """Return the cheapest ways to train ``base`` (its model, tokens and fine-tuning mode) within the targets.
@@ -230,6 +237,7 @@ def plan_training(
         gpus: the GPU ids to search (None: every GPU in the catalog).
         max_cards: the most cards an option may use.
         price_per_gpu_hour: one price for every GPU (None: each GPU's catalog price).
+        owning: price the cards as owned (purchase over years plus power) instead of rented.
         catalog: the catalog to search (None: the built-in one).
 
     Raises:
@@ -245,7 +253,7 @@ def plan_training(
     excluded: dict[str, str] = {}
     estimates = 0
     for gpu_id in _gpus(cat, gpus):
-        price = _price(cat, gpu_id, price_per_gpu_hour)
+        price = _price(cat, gpu_id, price_per_gpu_hour, owning)
         if price is None:
             excluded[gpu_id] = "no price known and none given"
             continue

@@ -15,6 +15,7 @@ from model.analyses.plan import Plan, plan_serving, plan_training
 from model.catalog import Catalog
 from model.cli import _count, _whole
 from model.precision import PRECISIONS, Precision
+from model.pricing import Owning
 from model.scenario import FINETUNE_MODES, Scenario
 
 __all__ = ["add_plan_parser", "run_plan"]
@@ -39,6 +40,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpus", metavar="ID,ID,...", help="the GPUs to search (default: every one)")
     parser.add_argument("--max-cards", type=_whole("a card count", 1, 1_000_000), metavar="N")
     parser.add_argument("--price-per-gpu-hour", type=_count("dollars per GPU-hour", 0.0, 1e4), metavar="F")
+    parser.add_argument("--own", action="store_true", help="price owned cards: purchase over --years plus power")
+    parser.add_argument("--years", type=_count("years", 0.5, 15), default=3.0, metavar="Y")
+    parser.add_argument("--kwh", type=_count("dollars per kWh", 0.0, 2.0), default=0.10, metavar="USD")
+    parser.add_argument("--pue", type=_count("a PUE", 1.0, 3.0), default=1.3, metavar="F")
     parser.add_argument("--catalog", metavar="FILE", help="a YAML file of extra gpus: and models: rows")
     parser.add_argument("--json", action="store_true")
 
@@ -66,6 +71,7 @@ def add_plan_parser(commands: Any) -> None:
 def _plan(args: argparse.Namespace, catalog: Catalog) -> Plan:
     model = None if args.params else args.model
     gpus = [part.strip() for part in args.gpus.split(",") if part.strip()] if args.gpus else None
+    owning = Owning(years=args.years, usd_per_kwh=args.kwh, pue=args.pue) if args.own else None
     if args.goal == "serve":
         base = Scenario(model=model, params=args.params, prompt_len=args.prompt_len, output_len=args.output_len)
         return plan_serving(
@@ -77,6 +83,7 @@ def _plan(args: argparse.Namespace, catalog: Catalog) -> Plan:
             gpus=gpus,
             max_cards=args.max_cards or 1024,
             price_per_gpu_hour=args.price_per_gpu_hour,
+            owning=owning,
             catalog=catalog,
         )
     base = Scenario(model=model, params=args.params, tokens=args.tokens, finetune=args.finetune, seq_len=args.seq_len)
@@ -88,6 +95,7 @@ def _plan(args: argparse.Namespace, catalog: Catalog) -> Plan:
         gpus=gpus,
         max_cards=args.max_cards or 65_536,
         price_per_gpu_hour=args.price_per_gpu_hour,
+        owning=owning,
         catalog=catalog,
     )
 

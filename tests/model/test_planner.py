@@ -98,3 +98,10 @@ def test_the_command_line_plans_as_json_and_refuses_bad_targets(capsys):
         main(["plan", "train", "--tokens", "1T", "--days", "-3"])
     assert exit_.value.code == 2
     assert "--days" in capsys.readouterr().err
+
+
+def test_owning_prices_the_plan_by_purchase_and_power(capsys):
+    assert main(["plan", "train", "--model", "llama-3.1-8b", "--tokens", "2e11", "--days", "20",
+                 "--gpus", "h100-sxm", "--own", "--years", "5", "--json"]) == 0  # fmt: skip
+    owned = json.loads(capsys.readouterr().out)["options"][0]
+    assert owned["price_per_gpu_hour"] == pytest.approx(30_000 / (5 * 8760) + 0.7 * 1.3 * 0.10)
