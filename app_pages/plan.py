@@ -2,6 +2,7 @@ import streamlit as st
 
 from model import Scenario, ScenarioError, pareto_front, plan_serving, plan_training
 from model.pricing import Owning
+from model.units import format_count
 from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.charts import show_chart
 from ui.charts.plan import plan_chart
@@ -45,7 +46,7 @@ else:
     c1.number_input("Days to train", 0.001, 1e5, held_value("plan_days"), key="plan_days")
     c2.number_input("Budget (USD, 0: none)", 0.0, 1e13, held_value("plan_budget"), step=1e5, key="plan_budget")
     mode = "fine-tuning" if current_goal() == "finetune" else "pre-training"
-    c3.markdown(f"On **{result.training.tokens:,.3g} tokens** ({mode}; the Overview sets the count).")
+    c3.markdown(f"On **{format_count(result.training.tokens)} tokens** ({mode}; the Overview sets the count).")
 
 
 @st.cache_data(max_entries=32, show_spinner="Searching every GPU, card count and layout…")
@@ -109,7 +110,12 @@ if plan.options:
     st.markdown("**Load an option into the sidebar** (every page then shows it):")
     for column, index in zip(st.columns(min(LOADED, len(plan.options))), range(LOADED), strict=False):
         column.button(
-            rows.option_label(plan.options[index], catalog), key=f"plan_load_{index}", on_click=load, args=(index,)
+            rows.load_label(plan.options[index], index),
+            key=f"plan_load_{index}",
+            on_click=load,
+            args=(index,),
+            help=rows.option_label(plan.options[index], catalog),
+            width="stretch",
         )
 if plan.excluded:
     with st.expander(f"Why not these {len(plan.excluded)} GPUs"):

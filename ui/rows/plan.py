@@ -8,12 +8,17 @@ from model import Catalog, Estimate, Plan, PlanOption
 from model.units import format_usd
 from ui.format import duration
 
-__all__ = ["option_label", "option_rows", "plan_takeaway", "point_rows", "scenario_point"]
+__all__ = ["load_label", "option_label", "option_rows", "plan_takeaway", "point_rows", "scenario_point"]
 
 
 def option_label(option: PlanOption, catalog: Catalog) -> str:
     """Name an option: 'NVIDIA H100 SXM5 80GB × 512, bf16'."""
     return f"{catalog.gpus[option.gpu].short_name} × {option.cards:,}, {option.precision}"
+
+
+def load_label(option: PlanOption, index: int) -> str:
+    """A short button label that fits a fifth of the page: '#1 gaudi3 × 512'."""
+    return f"#{index + 1} {option.gpu} × {option.cards:,}"
 
 
 def _layout(option: PlanOption) -> str:
