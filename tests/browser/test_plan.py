@@ -12,7 +12,7 @@ def test_a_plan_link_opens_and_loads_an_option_into_the_sidebar(page, app_url):
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_text("Cheapest:")).to_be_visible()
     screenshot(page, "plan")
-    page.locator(".st-key-plan_load_0 button").click()
+    page.locator(".st-key-plan_load_0").get_by_role("button", name=re.compile("^#1 ")).click()
     wait_for_app_run(page)
     expect(page).to_have_url(re.compile(r"[?&]gpu="))
     expect(page.get_by_test_id("stException")).to_have_count(0)
