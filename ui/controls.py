@@ -18,6 +18,7 @@ from model.analyses.verdict import GOALS
 from model.precision import PRECISIONS
 from model.units import parse_quantity
 from model.validation import KINDS
+from ui.i18n import DEFAULT_LANGUAGE, LANGUAGE_KEY, LANGUAGES
 from ui.linked import LINKED_KEYS
 
 __all__ = [
@@ -217,6 +218,8 @@ def _big_number(value: float) -> str:
 
 
 _ALL = (
+    # The language (without it in the link, the browser's language decides: ui.sidebar.init_state).
+    Control(LANGUAGE_KEY, "Language", DEFAULT_LANGUAGE, _choice(lambda: tuple(LANGUAGES))),
     # The sidebar scenario.
     Control("goal", "Goal", "serve", _choice(lambda: GOAL_OPTIONS)),
     Control("model", "Model", "llama-3.1-8b", _choice(_models)),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from ui.i18n import tr
+
 __all__ = [
     "billions",
     "bytes_gb",
@@ -22,7 +24,7 @@ def _missing(value: float | None) -> bool:
 def bytes_gb(value: float | None, digits: int = 1) -> str:
     """Format bytes as decimal gigabytes ('81.2 GB')."""
     if _missing(value):
-        return "n/a"
+        return tr("n/a")
     assert value is not None
     return f"{value / 1e9:,.{digits}f} GB"
 
@@ -30,30 +32,30 @@ def bytes_gb(value: float | None, digits: int = 1) -> str:
 def duration(seconds: float | None) -> str:
     """Format a duration with the unit a person would use (ms, s, min, h, days, years)."""
     if _missing(seconds):
-        return "n/a"
+        return tr("n/a")
     assert seconds is not None
     if seconds < 1:
         return f"{seconds * 1e3:,.0f} ms"
     if seconds < 120:
         return f"{seconds:,.1f} s"
     if seconds < 7200:
-        return f"{seconds / 60:,.0f} min"
+        return tr("{n} min", n=f"{seconds / 60:,.0f}")
     if seconds < 3 * 86400:
-        return f"{seconds / 3600:,.1f} h"
+        return tr("{n} h", n=f"{seconds / 3600:,.1f}")
     if seconds < 2 * 365 * 86400:
-        return f"{seconds / 86400:,.1f} days"
+        return tr("{n} days", n=f"{seconds / 86400:,.1f}")
     years = seconds / (365 * 86400)
     if years >= 1e6:
-        return f"{years / 1e6:,.1f}M years"
+        return tr("{n} years", n=f"{years / 1e6:,.1f}M")
     if years >= 1e3:
-        return f"{years / 1e3:,.1f}k years"
-    return f"{years:,.1f} years"
+        return tr("{n} years", n=f"{years / 1e3:,.1f}k")
+    return tr("{n} years", n=f"{years:,.1f}")
 
 
 def milliseconds(seconds: float | None, digits: int = 1) -> str:
     """Format seconds as milliseconds ('9.2 ms')."""
     if _missing(seconds):
-        return "n/a"
+        return tr("n/a")
     assert seconds is not None
     return f"{seconds * 1e3:,.{digits}f} ms"
 
@@ -61,7 +63,7 @@ def milliseconds(seconds: float | None, digits: int = 1) -> str:
 def short_milliseconds(seconds: float | None) -> str:
     """Milliseconds to two or three significant figures ('27 ms', '8.3 ms'): for tight spaces."""
     if _missing(seconds):
-        return "n/a"
+        return tr("n/a")
     assert seconds is not None
     return milliseconds(seconds, 0 if seconds >= 0.01 else 1)
 
@@ -69,7 +71,7 @@ def short_milliseconds(seconds: float | None) -> str:
 def per_second(value: float | None, unit: str = "tokens/s") -> str:
     """Format a rate with thousands separators ('12,300 tokens/s')."""
     if _missing(value):
-        return "n/a"
+        return tr("n/a")
     assert value is not None
     if value >= 100:
         return f"{value:,.0f} {unit}"
@@ -86,6 +88,6 @@ def billions(value: float) -> str:
 def percent(value: float | None) -> str:
     """Format a fraction as a percentage ('43%')."""
     if _missing(value):
-        return "n/a"
+        return tr("n/a")
     assert value is not None
     return f"{value:.0%}"

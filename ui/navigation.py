@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.i18n import tr, translatable
+
 __all__ = ["PAGES", "PageSpec", "build_pages", "page_files"]
 
 
@@ -19,16 +21,16 @@ class PageSpec(NamedTuple):
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("app_pages/overview.py", "Overview", ":material/dashboard:", ""),
-    PageSpec("app_pages/costs.py", "Training vs inference cost", ":material/payments:", "costs"),
-    PageSpec("app_pages/vram.py", "VRAM", ":material/memory:", "vram"),
-    PageSpec("app_pages/throughput.py", "Tokens per second", ":material/speed:", "tokens"),
-    PageSpec("app_pages/compare.py", "Compare", ":material/compare_arrows:", "compare"),
-    PageSpec("app_pages/plan.py", "Plan", ":material/route:", "plan"),
-    PageSpec("app_pages/anatomy.py", "GPU anatomy", ":material/developer_board:", "anatomy"),
-    PageSpec("app_pages/method.py", "Method", ":material/menu_book:", "method"),
-    PageSpec("app_pages/validation.py", "Validation", ":material/verified:", "validation"),
-    PageSpec("app_pages/custom.py", "Add a GPU or model", ":material/add_circle:", "add"),
+    PageSpec("app_pages/overview.py", translatable("Overview"), ":material/dashboard:", ""),
+    PageSpec("app_pages/costs.py", translatable("Training vs inference cost"), ":material/payments:", "costs"),
+    PageSpec("app_pages/vram.py", translatable("VRAM"), ":material/memory:", "vram"),
+    PageSpec("app_pages/throughput.py", translatable("Tokens per second"), ":material/speed:", "tokens"),
+    PageSpec("app_pages/compare.py", translatable("Compare"), ":material/compare_arrows:", "compare"),
+    PageSpec("app_pages/plan.py", translatable("Plan"), ":material/route:", "plan"),
+    PageSpec("app_pages/anatomy.py", translatable("GPU anatomy"), ":material/developer_board:", "anatomy"),
+    PageSpec("app_pages/method.py", translatable("Method"), ":material/menu_book:", "method"),
+    PageSpec("app_pages/validation.py", translatable("Validation"), ":material/verified:", "validation"),
+    PageSpec("app_pages/custom.py", translatable("Add a GPU or model"), ":material/add_circle:", "add"),
 )
 """The first page is the default one (the bare address opens it)."""
 
@@ -46,8 +48,9 @@ def build_pages() -> list[st.Page]:
     """
     pages = []
     for index, spec in enumerate(PAGES):
+        title = tr(spec.title)  # in the visit's language: build once per language
         if index == 0:
-            pages.append(st.Page(spec.path, title=spec.title, icon=spec.icon, default=True))
+            pages.append(st.Page(spec.path, title=title, icon=spec.icon, default=True))
         else:
-            pages.append(st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path))
+            pages.append(st.Page(spec.path, title=title, icon=spec.icon, url_path=spec.url_path))
     return pages

@@ -11,22 +11,23 @@ import streamlit as st
 from model.pricing import Owning, PriceQuote, market_rent_ratio, owning_price, rental_price
 from ui.catalog import session_catalog
 from ui.controls import PRICING_OPTIONS
+from ui.i18n import tr, translatable
 from ui.remount import held_value
 
 __all__ = ["current_price", "price_caption", "render_prices"]
 
-PRICING_LABELS = {"rent": "Rent", "own": "Own"}
+PRICING_LABELS = {"rent": translatable("Rent"), "own": translatable("Own")}
 
 
 def render_prices() -> None:
     """Renting at a rate (the catalog's unless typed) or owning: purchase over years plus power."""
     gpu = session_catalog().gpus[st.session_state["gpu"]]
-    with st.expander("Price of a GPU-hour", expanded=False):
+    with st.expander(tr("Price of a GPU-hour"), expanded=False):
         st.segmented_control(
-            "Pricing",
+            tr("Pricing"),
             PRICING_OPTIONS,
             default=held_value("pricing", PRICING_OPTIONS),
-            format_func=PRICING_LABELS.get,
+            format_func={pricing: tr(label) for pricing, label in PRICING_LABELS.items()}.get,
             key="pricing",
             required=True,
             label_visibility="collapsed",
@@ -34,22 +35,22 @@ def render_prices() -> None:
         if st.session_state["pricing"] == "rent":
             catalog_price = rental_price(gpu, market_rent_ratio())
             st.number_input(
-                "USD per GPU-hour",
+                tr("USD per GPU-hour"),
                 0.0,
                 10_000.0,
                 held_value("price"),
                 step=0.1,
                 format="%.2f",
                 key="price",
-                placeholder=f"{catalog_price.usd_per_gpu_hour:.2f} (catalog)"
+                placeholder=tr("{price} (catalog)", price=f"{catalog_price.usd_per_gpu_hour:.2f}")
                 if catalog_price.usd_per_gpu_hour is not None
-                else "type a price",
-                help="Empty: the catalog's rate for this GPU.",
+                else tr("type a price"),
+                help=tr("Empty: the catalog's rate for this GPU."),
             )
         else:
             c1, c2, c3 = st.columns(3)
-            c1.number_input("Years", 0.5, 15.0, held_value("years"), step=0.5, key="years")
-            c2.number_input("$/kWh", 0.0, 2.0, held_value("kwh"), step=0.01, format="%.2f", key="kwh")
+            c1.number_input(tr("Years"), 0.5, 15.0, held_value("years"), step=0.5, key="years")
+            c2.number_input(tr("$/kWh"), 0.0, 2.0, held_value("kwh"), step=0.01, format="%.2f", key="kwh")
             c3.number_input("PUE", 1.0, 3.0, held_value("pue"), step=0.05, format="%.2f", key="pue")
         quote = current_price(gpu.id)
         st.caption(price_caption(gpu.short_name, quote))

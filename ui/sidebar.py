@@ -28,6 +28,7 @@ from ui.controls import (
     steps_with,
 )
 from ui.format import billions
+from ui.i18n import LANGUAGE_KEY, LANGUAGES, language_from_locale, tr, translatable
 from ui.linked import ROWS_KEY, SAVED_LINK_KEY, linked_values, saved_from_link, take_linked, unpack
 from ui.pricing import current_price, render_prices
 from ui.remount import held_index, held_value
@@ -60,8 +61,12 @@ MODEL, PARAMS, PRECISION, GPU, CARDS, INTERCONNECT, NETWORK = (
     "net",
 )
 GOAL = "goal"
-GOAL_LABELS = {"serve": "Serve", "finetune": "Fine-tune", "pretrain": "Pre-train"}
-FINETUNE_LABELS = {"lora": "LoRA", "qlora": "QLoRA (4-bit base)", "full": "Full"}
+GOAL_LABELS = {
+    "serve": translatable("Serve"),
+    "finetune": translatable("Fine-tune"),
+    "pretrain": translatable("Pre-train"),
+}
+FINETUNE_LABELS = {"lora": "LoRA", "qlora": translatable("QLoRA (4-bit base)"), "full": translatable("Full")}
 _LOADED = "_url_loaded"
 _WARNINGS = "_url_warnings"
 
@@ -74,6 +79,8 @@ def init_state() -> None:
         # Rows first: the link's model or GPU may be one of them.
         warnings = _load_linked(take_linked(query))
         values, control_warnings = load_from_url(query)
+        if LANGUAGE_KEY not in values:  # a link without a language: the browser's decides
+            values[LANGUAGE_KEY] = language_from_locale(st.context.locale)
         for key, value in values.items():
             state[key] = value
         state[_WARNINGS] = warnings + control_warnings
@@ -112,7 +119,9 @@ def wanted_query() -> dict[str, str]:
     from ui.saved import saved_scenarios
 
     state = st.session_state
-    return {**save_to_url(state), **linked_values(state.get(USER_CATALOG_KEY), saved_scenarios())}
+    # The language always travels: a link opens in the language it was shared in.
+    language = {LANGUAGE_KEY: state[LANGUAGE_KEY]} if LANGUAGE_KEY in state else {}
+    return {**save_to_url(state), **language, **linked_values(state.get(USER_CATALOG_KEY), saved_scenarios())}
 
 
 def sync_url() -> None:
@@ -141,7 +150,7 @@ def _model_labeller() -> Callable[[str], str]:
     """
     models = session_catalog().models
     labels = {ident: f"{m.name} · {billions(m.architecture.stats.total_params)}" for ident, m in models.items()}
-    labels[CUSTOM] = "Custom size (slider below)"
+    labels[CUSTOM] = tr("Custom size (slider below)")
     return lambda model_id: labels.get(model_id, model_id)
 
 
@@ -162,9 +171,10 @@ def _link_labeller(table: str, gpu_id: str) -> Callable[[str], str]:
     links = catalog.interconnects if table == "interconnects" else catalog.networks
     gpu = catalog.gpus[gpu_id]
     own = links[gpu.scale_up if table == "interconnects" else gpu.network].name
+    auto = tr("auto: {own}")  # looked up now: AppTest calls the label outside the run
 
     def label(link_id: str) -> str:
-        return f"auto: {own}" if link_id == AUTO else links[link_id].name
+        return auto.format(own=own) if link_id == AUTO else links[link_id].name
 
     return label
 
@@ -173,20 +183,30 @@ def render_scenario_sidebar() -> None:
     """Draw the scenario controls in the sidebar (call once per run, before the page)."""
     catalog = session_catalog()
     with st.sidebar:
-        for message in st.session_state.pop(_WARNINGS, []):
-            st.warning(f"Link: {escape_markdown(message)}", icon=":material/link_off:")
         st.segmented_control(
-            "What do you want to do?",
+            tr("Language"),
+            tuple(LANGUAGES),
+            default=held_value(LANGUAGE_KEY, tuple(LANGUAGES)),
+            format_func=LANGUAGES.get,
+            key=LANGUAGE_KEY,
+            required=True,
+            label_visibility="collapsed",
+        )
+        for message in st.session_state.pop(_WARNINGS, []):
+            st.warning(tr("Link: {message}", message=escape_markdown(message)), icon=":material/link_off:")
+        st.segmented_control(
+            tr("What do you want to do?"),
             GOAL_OPTIONS,
             default=held_value(GOAL, GOAL_OPTIONS),
-            format_func=GOAL_LABELS.get,
+            # Labels bound now: AppTest calls format functions after the run, outside its language.
+            format_func={goal: tr(label) for goal, label in GOAL_LABELS.items()}.get,
             key=GOAL,
             required=True,
-            help="The Overview leads with this goal's verdict; the other mode follows below it.",
+            help=tr("The Overview leads with this goal's verdict; the other mode follows below it."),
         )
         models = [*picker_order(catalog.models), CUSTOM]
         st.selectbox(
-            "Model",
+            tr("Model"),
             models,
             index=held_index(MODEL, models),
             format_func=_model_labeller(),
@@ -195,20 +215,20 @@ def render_scenario_sidebar() -> None:
         )
         if st.session_state[MODEL] == CUSTOM:
             st.select_slider(
-                "Parameters",
+                tr("Parameters"),
                 PARAM_STEPS_B,
                 value=held_value(PARAMS, PARAM_STEPS_B),
                 format_func=format_params,
                 key=PARAMS,
                 persist_state="session",
-                help="A Llama-style dense model of this size (the engine derives its layers and width).",
+                help=tr("A Llama-style dense model of this size (the engine derives its layers and width)."),
             )
         st.segmented_control(
-            "Precision", PRECISIONS, default=held_value(PRECISION, PRECISIONS), key=PRECISION, required=True
+            tr("Precision"), PRECISIONS, default=held_value(PRECISION, PRECISIONS), key=PRECISION, required=True
         )
         gpus = list(catalog.gpus)
         st.selectbox(
-            "GPU",
+            "GPU",  # the same word in both languages
             gpus,
             index=held_index(GPU, gpus),
             format_func=_gpu_labeller(),
@@ -216,7 +236,7 @@ def render_scenario_sidebar() -> None:
             filter_mode="contains",  # typed text filters in catalog order: "H20" lists the H20 before the H200
         )
         st.select_slider(
-            "Cards",
+            tr("Cards"),
             card_steps := steps_with(CARD_STEPS, st.session_state[CARDS]),
             value=held_value(CARDS, card_steps),
             format_func=lambda n: f"{n:,}",
@@ -225,14 +245,14 @@ def render_scenario_sidebar() -> None:
         links = [AUTO, *catalog.interconnects]
         networks = [AUTO, *catalog.networks]
         st.selectbox(
-            "Interconnect (inside a node)",
+            tr("Interconnect (inside a node)"),
             links,
             index=held_index(INTERCONNECT, links),
             format_func=_link_labeller("interconnects", st.session_state[GPU]),
             key=INTERCONNECT,
         )
         st.selectbox(
-            "Network (between nodes)",
+            tr("Network (between nodes)"),
             networks,
             index=held_index(NETWORK, networks),
             format_func=_link_labeller("networks", st.session_state[GPU]),
@@ -246,15 +266,17 @@ def render_scenario_sidebar() -> None:
 def _render_finetune() -> None:
     c1, c2 = st.columns([3, 2])
     c1.selectbox(
-        "Fine-tuning method",
+        tr("Fine-tuning method"),
         FINETUNE_OPTIONS,
         index=held_index("finetune", FINETUNE_OPTIONS),
-        format_func=FINETUNE_LABELS.get,
+        format_func={method: tr(label) for method, label in FINETUNE_LABELS.items()}.get,
         key="finetune",
-        help="LoRA trains low-rank adapters on a frozen 16-bit base; QLoRA on a 4-bit base; Full trains every weight.",
+        help=tr(
+            "LoRA trains low-rank adapters on a frozen 16-bit base; QLoRA on a 4-bit base; Full trains every weight."
+        ),
     )
     c2.number_input(
-        "LoRA rank", 1, 1024, held_value("rank"), key="rank", disabled=st.session_state["finetune"] == "full"
+        tr("LoRA rank"), 1, 1024, held_value("rank"), key="rank", disabled=st.session_state["finetune"] == "full"
     )
 
 

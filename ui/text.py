@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from model import Estimate
+from ui.i18n import tr
 
 __all__ = ["escape_markdown", "likely_text", "range_text", "span"]
 
@@ -22,7 +23,7 @@ def range_text(result: Estimate, name: str, formatter: type | object = None) -> 
     """Return 'low–high' for a headline figure, formatted like the figure."""
     low_high = result.ranges.get(name)
     if low_high is None:
-        return "no range"
+        return tr("no range")
     fmt = formatter if callable(formatter) else str
     return f"{fmt(low_high.low)} – {fmt(low_high.high)}"
 
@@ -33,7 +34,7 @@ def likely_text(result: Estimate, name: str, formatter: type | object = None) ->
     if bounds is None:
         return ""
     fmt = formatter if callable(formatter) else str
-    return f"likely {span(fmt(bounds.low), fmt(bounds.high))}"
+    return tr("likely {span}", span=span(fmt(bounds.low), fmt(bounds.high)))
 
 
 def span(low: str, high: str) -> str:
