@@ -23,7 +23,7 @@ from model.layouts.serving import InferencePlan, plan_serving
 from model.layouts.training import CANDIDATES_SHOWN
 from model.memory import RUNTIME_BYTES, training_regime
 from model.precision import compute_precision
-from model.results import Estimate, InferenceEstimate, Range, ServingCandidate, TrainingEstimate
+from model.results import Estimate, InferenceEstimate, Note, Range, ServingCandidate, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, step_time, wall_time
 from model.units import GB, HOUR_S
@@ -77,15 +77,15 @@ def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
 
 
 def _training(
-    r: Resolved, variants: Sequence[Efficiencies], warnings: list[str]
+    r: Resolved, variants: Sequence[Efficiencies], notes: list[Note]
 ) -> tuple[TrainingEstimate, dict[str, Range]]:
     s, gpu, arch = r.scenario, r.gpu, r.arch
     precision = training_precision(r)
     if precision != r.precision:
-        warnings.append(f"training in {r.precision} is not a training format; estimated as {precision} mixed precision")
+        notes.append(Note("not_training_format", {"precision": r.precision, "used": precision}))
     key, note = compute_precision(gpu, precision)
     if note:
-        warnings.append(f"training: {note}")
+        notes.append(Note("training_no_tensor_cores", {"gpu": gpu.name, "precision": precision, "key": key}))
     regime = training_regime(arch, precision, s.optimizer, s.finetune, s.lora_rank, s.master_weights)
     peak = gpu.dense_flops_per_s[key]  # dense, not 2:4 sparse
     share = matmul_ceiling_share(gpu, key)
@@ -97,18 +97,15 @@ def _training(
     if used != s.cards:
         shape = f"tp {layout.tp} x pp {layout.pp} x dp {layout.dp}"
         if used > s.cards:
-            warnings.append(f"the layout {shape} needs {used} cards; the scenario has {s.cards}")
+            notes.append(Note("layout_needs_more_cards", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
         else:
-            warnings.append(f"training uses {used} of {s.cards} cards ({shape}); the rest sit idle")
+            notes.append(Note("cards_idle", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
     if layout.tp > r.gpus_per_node:
-        warnings.append(
-            f"tensor parallelism of {layout.tp} crosses nodes of {r.gpus_per_node}: "
-            f"its all-reduces go over {r.network.name}"
-        )
+        crossing = {"tp": str(layout.tp), "per_node": str(r.gpus_per_node), "network": r.network.name}
+        notes.append(Note("tp_across_nodes", crossing))
     if not plan.fits:
-        warnings.append(
-            f"training does not fit: needs {_bytes(plan.memory.total)} per card, has {_bytes(gpu.memory_bytes)}"
-        )
+        sizes = {"needed": _bytes(plan.memory.total), "capacity": _bytes(gpu.memory_bytes)}
+        notes.append(Note("training_does_not_fit", sizes))
     assert plan.work is not None  # the search counted the chosen layout's step already
     work = plan.work
     model_flops = work.model_flops_per_token * r.tokens
@@ -187,18 +184,15 @@ def _training(
 
 
 def _inference(
-    r: Resolved, variants: Sequence[Efficiencies], warnings: list[str]
+    r: Resolved, variants: Sequence[Efficiencies], notes: list[Note]
 ) -> tuple[InferenceEstimate, dict[str, Range]]:
     s, gpu, arch = r.scenario, r.gpu, r.arch
     key, note = compute_precision(gpu, r.precision)
     if note:
-        warnings.append(f"inference: {note}")
+        notes.append(Note("inference_no_tensor_cores", {"gpu": gpu.name, "precision": r.precision, "key": key}))
     load = serving_load(r)
     if load.context > arch.max_context:
-        warnings.append(
-            f"prompt + output = {load.context:,.0f} tokens is longer than the model's "
-            f"{arch.max_context:,}-token context"
-        )
+        notes.append(Note("context_too_long", {"context": f"{load.context:,.0f}", "limit": f"{arch.max_context:,}"}))
     wanted = 1 if s.batch == "max" else int(s.batch)
     plan, ranked, largest, expected = plan_serving(r, load, key, variants[0])
 
@@ -217,10 +211,11 @@ def _inference(
     )
     fits = memory.total <= gpu.memory_bytes
     if not fits:
-        limit = "not even one sequence fits" if most == 0 else f"at most {most} sequences fit"
-        warnings.append(
-            f"inference does not fit: needs {_bytes(memory.total)} per card, has {_bytes(gpu.memory_bytes)} ({limit})"
-        )
+        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.memory_bytes)}
+        if most == 0:
+            notes.append(Note("inference_does_not_fit_none", sizes))
+        else:
+            notes.append(Note("inference_does_not_fit_some", {**sizes, "most": str(most)}))
     ctx, first = expected[plan.key]
     ideal = ideal_decode_step(r, ctx, batch)
     price = r.price_per_gpu_hour
@@ -280,15 +275,14 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
     """
     r = resolve(scenario, catalog)
     variants = efficiency_variants(efficiencies)
-    warnings: list[str] = []
+    notes: list[Note] = []
     counted = r.arch.stats.total_params
     if scenario.params and abs(counted / scenario.params - 1.0) > PARAMS_TOLERANCE:
-        warnings.append(
-            f"the shape given has {counted / 1e9:,.3g}B parameters, not the {scenario.params / 1e9:,.3g}B of params: "
-            "every shape given is kept, so the estimate is for the shape"
-        )
+        given = {"counted": f"{counted / 1e9:,.3g}", "given": f"{scenario.params / 1e9:,.3g}"}
+        notes.append(Note("params_disagree", given))
     if r.price_per_gpu_hour is None:
-        warnings.append(f"no price is known for {r.gpu.name}; give price_per_gpu_hour for costs")
-    training, training_ranges = _training(r, variants, warnings)
-    inference, inference_ranges = _inference(r, variants, warnings)
-    return Estimate(r, training, inference, {**training_ranges, **inference_ranges}, tuple(warnings))
+        notes.append(Note("no_price", {"gpu": r.gpu.name}))
+    training, training_ranges = _training(r, variants, notes)
+    inference, inference_ranges = _inference(r, variants, notes)
+    ranges = {**training_ranges, **inference_ranges}
+    return Estimate(r, training, inference, ranges, tuple(note.text for note in notes), tuple(notes))

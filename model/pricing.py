@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_OWNING",
     "HOURS_PER_YEAR",
+    "QUOTE_TEMPLATES",
     "Owning",
     "PriceQuote",
     "PriceSource",
@@ -58,6 +59,27 @@ class PriceQuote(NamedTuple):
     usd_per_gpu_hour: float | None
     source: PriceSource
     note: str
+    """Where the price comes from, in English (``template`` filled with ``values``)."""
+    template: str = ""
+    """The note with its fields, for an interface that says it in another language."""
+    values: tuple[tuple[str, str], ...] = ()
+    """The note's fields and their values, already formatted (pairs: a quote stays hashable)."""
+
+
+QUOTE_TEMPLATES: tuple[str, ...] = (
+    "on-demand rate, {date}",
+    "on-demand rate",
+    "no published rental rate: ${purchase} purchase × {ratio} per hour, the catalog's median rent-to-price ratio",
+    "no rental or purchase price in the catalog: type one",
+    "{gpu} is not sold: rent it, or type a price",
+    "${purchase} over {years} years (${capital}/h) + {tdp} W × PUE {pue} at ${kwh}/kWh (${power}/h)",
+)
+"""Every note a price can carry, with its fields (an interface translates these)."""
+
+
+def _quote(usd: float | None, source: PriceSource, template: str, **values: str) -> PriceQuote:
+    assert template in QUOTE_TEMPLATES, template  # every note is listed, so every note is translated
+    return PriceQuote(usd, source, template.format(**values), template, tuple(values.items()))
 
 
 def rent_to_price_ratio(gpus: Iterable[Gpu]) -> float | None:
@@ -74,19 +96,26 @@ def market_rent_ratio() -> float | None:
     return rent_to_price_ratio(default_catalog().gpus.values())
 
 
+@functools.lru_cache(maxsize=1024)
 def rental_price(gpu: Gpu, ratio: float | None) -> PriceQuote:
-    """Return the price of renting one ``gpu`` for an hour: the catalog's, else estimated from its purchase price."""
+    """Return the price of renting one ``gpu`` for an hour: the catalog's, else estimated from its purchase price.
+
+    Cached: every estimate resolves its GPU's price, and a quote is an immutable value.
+    """
     if gpu.cloud_usd_per_gpu_hour is not None:
-        when = f", {gpu.cloud_price_date}" if gpu.cloud_price_date else ""
-        return PriceQuote(gpu.cloud_usd_per_gpu_hour, "catalog", f"on-demand rate{when}")
+        if gpu.cloud_price_date:
+            return _quote(gpu.cloud_usd_per_gpu_hour, "catalog", "on-demand rate, {date}", date=gpu.cloud_price_date)
+        return _quote(gpu.cloud_usd_per_gpu_hour, "catalog", "on-demand rate")
     if gpu.purchase_usd is not None and ratio is not None:
-        return PriceQuote(
+        return _quote(
             gpu.purchase_usd * ratio,
             "estimated",
-            f"no published rental rate: ${gpu.purchase_usd:,.0f} purchase × {ratio:.2e} per hour, "
+            "no published rental rate: ${purchase} purchase × {ratio} per hour, "
             "the catalog's median rent-to-price ratio",
+            purchase=f"{gpu.purchase_usd:,.0f}",
+            ratio=f"{ratio:.2e}",
         )
-    return PriceQuote(None, "estimated", "no rental or purchase price in the catalog: type one")
+    return _quote(None, "estimated", "no rental or purchase price in the catalog: type one")
 
 
 def owning_price(gpu: Gpu, owning: Owning = DEFAULT_OWNING) -> PriceQuote:
@@ -102,12 +131,18 @@ def owning_price(gpu: Gpu, owning: Owning = DEFAULT_OWNING) -> PriceQuote:
     if not 1.0 <= owning.pue <= 3.0:
         raise ScenarioError("pue", owning.pue, "from 1.0 to 3.0")
     if gpu.purchase_usd is None:
-        return PriceQuote(None, "owned", f"{gpu.short_name} is not sold: rent it, or type a price")
+        return _quote(None, "owned", "{gpu} is not sold: rent it, or type a price", gpu=gpu.short_name)
     capital = gpu.purchase_usd / (owning.years * HOURS_PER_YEAR)
     power = (gpu.tdp_w or 0.0) / 1000.0 * owning.pue * owning.usd_per_kwh
-    return PriceQuote(
+    return _quote(
         capital + power,
         "owned",
-        f"${gpu.purchase_usd:,.0f} over {owning.years:g} years (${capital:.2f}/h) + "
-        f"{gpu.tdp_w or 0:g} W × PUE {owning.pue:g} at ${owning.usd_per_kwh:g}/kWh (${power:.2f}/h)",
+        "${purchase} over {years} years (${capital}/h) + {tdp} W × PUE {pue} at ${kwh}/kWh (${power}/h)",
+        purchase=f"{gpu.purchase_usd:,.0f}",
+        years=f"{owning.years:g}",
+        capital=f"{capital:.2f}",
+        tdp=f"{gpu.tdp_w or 0:g}",
+        pue=f"{owning.pue:g}",
+        kwh=f"{owning.usd_per_kwh:g}",
+        power=f"{power:.2f}",
     )

@@ -6,7 +6,9 @@ turns one into plain dicts for JSON. ``model`` exports the four result types.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 from model.inference import DecodeStep, InferenceMemory
 from model.memory import Layout, TrainingMemory
@@ -14,9 +16,12 @@ from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
 
 __all__ = [
+    "NOTES",
     "UNCERTAIN_SPREAD",
     "Estimate",
     "InferenceEstimate",
+    "Message",
+    "Note",
     "Range",
     "ServingCandidate",
     "TrainingCandidate",
@@ -142,6 +147,75 @@ class InferenceEstimate(NamedTuple):
     """Cards of attention data parallelism with the routed experts split over them (1: tp x pp)."""
 
 
+NOTES: dict[str, str] = {
+    "not_training_format": "training in {precision} is not a training format; estimated as {used} mixed precision",
+    "training_no_tensor_cores": "training: {gpu} has no {precision} tensor cores; products run in {key}",
+    "inference_no_tensor_cores": "inference: {gpu} has no {precision} tensor cores; products run in {key}",
+    "layout_needs_more_cards": "the layout {shape} needs {used} cards; the scenario has {cards}",
+    "cards_idle": "training uses {used} of {cards} cards ({shape}); the rest sit idle",
+    "tp_across_nodes": "tensor parallelism of {tp} crosses nodes of {per_node}: its all-reduces go over {network}",
+    "training_does_not_fit": "training does not fit: needs {needed} per card, has {capacity}",
+    "context_too_long": "prompt + output = {context} tokens is longer than the model's {limit}-token context",
+    "inference_does_not_fit_none": (
+        "inference does not fit: needs {needed} per card, has {capacity} (not even one sequence fits)"
+    ),
+    "inference_does_not_fit_some": (
+        "inference does not fit: needs {needed} per card, has {capacity} (at most {most} sequences fit)"
+    ),
+    "params_disagree": (
+        "the shape given has {counted}B parameters, not the {given}B of params: "
+        "every shape given is kept, so the estimate is for the shape"
+    ),
+    "no_price": "no price is known for {gpu}; give price_per_gpu_hour for costs",
+    # Training against serving cost over time (model.analyses.economics).
+    "costs_no_price": "no price is known for {gpu}, so self-hosted costs are not shown: type one",
+    "costs_training_one_card": (
+        "training does not fit on 1 card: it needs {needed} GB per card, the card has {capacity} GB"
+    ),
+    "costs_training": (
+        "training does not fit on {cards} cards: it needs {needed} GB per card, the card has {capacity} GB"
+    ),
+    "costs_serving_one_card": "serving does not fit: a replica of 1 card cannot hold the weights and one sequence",
+    "costs_serving": "serving does not fit: a replica of {cards} cards cannot hold the weights and one sequence",
+}
+"""Each warning an estimate can give: its code and English template (the CLI prints it; the
+interface translates the template and fills in the same values)."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A text the engine gives in English as a code of its table and the values, already formatted, that fill it.
+
+    The CLI prints :attr:`text`; an interface in another language translates :attr:`template` and
+    fills it with :attr:`fields`. Each kind of message names its own table (a subclass's ``TABLE``).
+    """
+
+    TABLE: ClassVar[Mapping[str, str]] = {}
+    code: str
+    values: Mapping[str, str] | tuple[tuple[str, str], ...] = ()
+
+    @property
+    def template(self) -> str:
+        """The English text with its fields."""
+        return self.TABLE[self.code]
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """The values by field name."""
+        return dict(self.values)
+
+    @property
+    def text(self) -> str:
+        """The English text, filled in."""
+        return self.template.format(**self.fields)
+
+
+class Note(Message):
+    """One warning of an estimate: a code of :data:`NOTES`."""
+
+    TABLE = NOTES
+
+
 class Estimate(NamedTuple):
     """The result of :func:`estimate`: immutable, with ``to_dict`` for JSON."""
 
@@ -150,6 +224,9 @@ class Estimate(NamedTuple):
     inference: InferenceEstimate
     ranges: dict[str, Range]
     warnings: tuple[str, ...]
+    """The notes as English sentences (the CLI and the JSON contract)."""
+    notes: tuple[Note, ...] = ()
+    """The same warnings as codes plus values, for an interface that speaks another language."""
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -218,6 +295,7 @@ class Estimate(NamedTuple):
             "inference": inference,
             "ranges": {name: {"low": r.low, "high": r.high} for name, r in self.ranges.items()},
             "warnings": list(self.warnings),
+            "notes": [{"code": note.code, "values": note.fields} for note in self.notes],
         }
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 import itertools
 from typing import Final, NamedTuple
 
+from model.analyses._anatomy_texts import PHRASES, Phrase
 from model.catalog import Catalog, Gpu, Link
 from model.precision import compute_precision
 from model.scenario import Resolved
 
 __all__ = [
     "HOST_MEMORY_PER_GPU_BYTES",
+    "PHRASES",
     "REGISTER_BYTES_PER_FP32_FLOP",
     "SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM",
     "ChipSummary",
@@ -26,6 +28,7 @@ __all__ = [
     "Level",
     "LinkRow",
     "Links",
+    "Phrase",
     "ReadTime",
     "chip_summary",
     "links",
@@ -46,21 +49,43 @@ HOST_MEMORY_PER_GPU_BYTES: Final = 2048e9 / 8
 
 
 class Level(NamedTuple):
-    """One level of the memory hierarchy, for the whole chip (not per SM)."""
+    """One level of the memory hierarchy, for the whole chip (not per SM); its words are :class:`Phrase`."""
 
     key: str
     """'registers', 'shared', 'l2', 'device' or 'host'."""
-    name: str
+    title: Phrase
     capacity_bytes: float
     capacity_kind: str
     """'catalog' (a vendor figure the catalog carries), 'derived' or 'assumption'."""
-    capacity_basis: str
+    capacity_from: Phrase
     bandwidth_bytes_per_s: float | None
     bandwidth_kind: str
     """'catalog', 'derived', 'measured', or '' when no source gives one."""
-    bandwidth_basis: str
-    source: str = ""
-    """Where the bandwidth figure comes from, in full."""
+    bandwidth_from: Phrase | None
+    cited: str = ""
+    """The catalog's source of the bandwidth figure, in full ('' when ``explained`` says it)."""
+    explained: Phrase | None = None
+    """How the engine obtained the bandwidth figure, when no catalog source gives it."""
+
+    @property
+    def name(self) -> str:
+        """The level's name in English."""
+        return self.title.text
+
+    @property
+    def capacity_basis(self) -> str:
+        """How the capacity was obtained, in English."""
+        return self.capacity_from.text
+
+    @property
+    def bandwidth_basis(self) -> str:
+        """How the bandwidth was obtained, in English ('' when no source gives one)."""
+        return self.bandwidth_from.text if self.bandwidth_from else ""
+
+    @property
+    def source(self) -> str:
+        """Where the bandwidth figure comes from, in full, in English."""
+        return self.explained.text if self.explained else self.cited
 
 
 class HierarchyBreak(NamedTuple):
@@ -79,10 +104,16 @@ class Hierarchy(NamedTuple):
 
     gpu_id: str
     levels: tuple[Level, ...]
-    notes: tuple[str, ...]
+    remarks: tuple[Phrase, ...]
+    """What was left out and why."""
     breaks: tuple[HierarchyBreak, ...]
     device_over_host: float | None
     """How many times the device memory's bandwidth exceeds the host link's (per direction)."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The remarks in English."""
+        return tuple(remark.text for remark in self.remarks)
 
 
 class ReadTime(NamedTuple):
@@ -93,97 +124,89 @@ class ReadTime(NamedTuple):
     seconds: float | None
 
 
-def _registers(gpu: Gpu) -> tuple[Level | None, str | None]:
+def _per_sm(gpu: Gpu, per_sm_bytes: float) -> Phrase:
+    return Phrase("per_sm", (("sms", f"{gpu.sm_count}"), ("size", f"{per_sm_bytes / 1024:g}")))
+
+
+def _registers(gpu: Gpu) -> tuple[Level | None, Phrase | None]:
     if not gpu.sm_count or not gpu.register_file_per_sm_bytes:
-        return None, "Registers: the catalog has no SM count or register file size for this chip."
+        return None, Phrase("no_registers")
     capacity = gpu.sm_count * gpu.register_file_per_sm_bytes
-    basis = f"{gpu.sm_count} SMs × {gpu.register_file_per_sm_bytes / 1024:g} KiB per SM"
     fp32 = gpu.dense_flops_per_s.get("fp32")
     bandwidth = fp32 * REGISTER_BYTES_PER_FP32_FLOP if fp32 else None
     level = Level(
         "registers",
-        "Registers",
+        Phrase("name_registers"),
         capacity,
         "catalog",
-        basis,
+        _per_sm(gpu, gpu.register_file_per_sm_bytes),
         bandwidth,
         "derived" if bandwidth else "",
-        f"derived: {fp32 / 1e12:g} FP32 TFLOPS × 6 B" if fp32 else "",
-        "derived: an FMA (2 FLOPs) reads three 4-byte registers (a, b, c) per lane; FP32 peak from the catalog"
-        if fp32
-        else "",
+        Phrase("registers_derived", (("tflops", f"{fp32 / 1e12:g}"),)) if fp32 else None,
+        explained=Phrase("registers_how") if fp32 else None,
     )
-    return level, None if fp32 else "Registers: no FP32 peak in the catalog, so no operand rate is derived."
+    return level, None if fp32 else Phrase("no_fp32")
 
 
-def _shared(gpu: Gpu) -> tuple[Level | None, str | None]:
+def _shared(gpu: Gpu) -> tuple[Level | None, Phrase | None]:
     if not gpu.sm_count or not gpu.shared_memory_per_sm_bytes:
-        return None, "Shared memory: the catalog has no SM count or shared memory size for this chip."
+        return None, Phrase("no_shared")
     capacity = gpu.sm_count * gpu.shared_memory_per_sm_bytes
-    basis = f"{gpu.sm_count} SMs × {gpu.shared_memory_per_sm_bytes / 1024:g} KiB per SM"
+    sizes = (Phrase("name_shared"), capacity, "catalog", _per_sm(gpu, gpu.shared_memory_per_sm_bytes))
     if gpu.vendor != "NVIDIA":
-        note = "Shared memory: the 32 banks × 4 bytes per clock rule is NVIDIA's (CUDA guide); not applied here."
-        return Level("shared", "Shared memory / L1", capacity, "catalog", basis, None, "", ""), note
+        return Level("shared", *sizes, None, "", None), Phrase("not_nvidia")
     if not gpu.boost_clock_hz:
-        note = "Shared memory: no boost clock in the catalog, so no bandwidth is derived."
-        return Level("shared", "Shared memory / L1", capacity, "catalog", basis, None, "", ""), note
+        return Level("shared", *sizes, None, "", None), Phrase("no_clock")
     bandwidth = gpu.sm_count * SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM * gpu.boost_clock_hz
-    how = f"derived: {gpu.sm_count} SMs × 128 B × {gpu.boost_clock_hz / 1e6:,.0f} MHz"
-    source = "CUDA C++ Programming Guide, shared memory: 32 banks, each 32 bits per clock cycle"
-    return Level("shared", "Shared memory / L1", capacity, "catalog", basis, bandwidth, "derived", how, source), None
+    how = Phrase("shared_derived", (("sms", f"{gpu.sm_count}"), ("clock", f"{gpu.boost_clock_hz / 1e6:,.0f}")))
+    return Level("shared", *sizes, bandwidth, "derived", how, explained=Phrase("shared_how")), None
 
 
-def _l2(gpu: Gpu) -> tuple[Level | None, str | None]:
+def _l2(gpu: Gpu) -> tuple[Level | None, Phrase | None]:
     if not gpu.l2_cache_bytes:
-        return None, "L2 cache: the catalog has no L2 size for this chip."
+        return None, Phrase("no_l2")
     bandwidth = gpu.l2_bandwidth_bytes_per_s
     level = Level(
         "l2",
-        "L2 cache",
+        Phrase("name_l2"),
         gpu.l2_cache_bytes,
         "catalog",
-        "catalog",
+        Phrase("catalog"),
         bandwidth,
         "measured" if bandwidth else "",
-        "measured (see sources)" if bandwidth else "",
+        Phrase("measured") if bandwidth else None,
         gpu.l2_bandwidth_source,
     )
-    note = (
-        None
-        if bandwidth
-        else "L2 cache: no published or measured L2 bandwidth for this chip in the catalog, so the point is left out."
-    )
-    return level, note
+    return level, None if bandwidth else Phrase("no_l2_bandwidth")
 
 
 def _device(gpu: Gpu) -> Level:
-    kind = gpu.memory_type or "device memory"
     return Level(
         "device",
-        f"Device memory ({kind})" if gpu.memory_type else "Device memory",
+        Phrase("name_device_kind", (("kind", gpu.memory_type),)) if gpu.memory_type else Phrase("name_device"),
         gpu.memory_bytes,
         "catalog",
-        "catalog",
+        Phrase("catalog"),
         gpu.memory_bandwidth_bytes_per_s,
         "catalog",
-        "catalog (datasheet peak)",
+        Phrase("catalog_peak"),
         gpu.source,
     )
 
 
-def _host(gpu: Gpu, catalog: Catalog) -> tuple[Level | None, str | None]:
+def _host(gpu: Gpu, catalog: Catalog) -> tuple[Level | None, Phrase | None]:
     link = catalog.interconnects.get(gpu.host_link) if gpu.host_link else None
     if link is None:
-        return None, "Host memory: the catalog names no host link for this chip."
+        return None, Phrase("no_host_link")
     level = Level(
         "host",
-        f"Host RAM over {link.name}",
+        Phrase("name_host", (("link", link.name),)),
         HOST_MEMORY_PER_GPU_BYTES,
         "assumption",
-        "assumed: 2 TB per 8-GPU server (DGX H100), 256 GB per GPU",
+        Phrase("host_assumed"),
         link.bandwidth_bytes_per_s,
         "catalog",
-        "catalog, per direction",
+        Phrase("catalog_per_direction"),
         link.source,
     )
     return level, None
@@ -213,21 +236,21 @@ def memory_hierarchy(gpu: Gpu, catalog: Catalog) -> Hierarchy:
     with a note; a level without a bandwidth keeps its capacity and says why.
     """
     levels: list[Level] = []
-    notes: list[str] = []
-    on_chip: tuple[tuple[Level | None, str | None], ...] = (_registers(gpu), _shared(gpu), _l2(gpu))
+    remarks: list[Phrase] = []
+    on_chip: tuple[tuple[Level | None, Phrase | None], ...] = (_registers(gpu), _shared(gpu), _l2(gpu))
     if all(level is None for level, _ in on_chip):
-        on_chip = ((None, "Registers, shared memory and L2: the catalog has no SM or cache figures for this chip."),)
-    for level, note in (*on_chip, (_device(gpu), None), _host(gpu, catalog)):
+        on_chip = ((None, Phrase("no_on_chip")),)
+    for level, remark in (*on_chip, (_device(gpu), None), _host(gpu, catalog)):
         if level is not None:
             levels.append(level)
-        if note:
-            notes.append(note)
+        if remark is not None:
+            remarks.append(remark)
     ordered = tuple(levels)
     host = next((level for level in ordered if level.key == "host"), None)
     ratio = (
         gpu.memory_bandwidth_bytes_per_s / host.bandwidth_bytes_per_s if host and host.bandwidth_bytes_per_s else None
     )
-    return Hierarchy(gpu.id, ordered, tuple(notes), _breaks(ordered), ratio)
+    return Hierarchy(gpu.id, ordered, tuple(remarks), _breaks(ordered), ratio)
 
 
 def read_times(hierarchy: Hierarchy, nbytes: float) -> tuple[ReadTime, ...]:
@@ -256,7 +279,13 @@ class ChipSummary(NamedTuple):
     flops_per_byte: float
     """The roofline ridge point: FLOPs per byte of device memory traffic above which a kernel is
     compute-bound (Williams, Waterman and Patterson, 'Roofline', CACM 2009)."""
-    note: str | None
+    remark: Phrase | None
+    """Why the peak is not in the format asked for (the chip has no tensor cores for it)."""
+
+    @property
+    def note(self) -> str | None:
+        """The remark in English."""
+        return self.remark.text if self.remark else None
 
 
 def chip_summary(gpu: Gpu, precision: str = "bf16") -> ChipSummary:
@@ -267,6 +296,7 @@ def chip_summary(gpu: Gpu, precision: str = "bf16") -> ChipSummary:
     """
     key, note = compute_precision(gpu, precision)
     flops = gpu.dense_flops_per_s[key]
+    remark = Phrase("no_tensor_cores", (("gpu", gpu.name), ("precision", precision), ("key", key))) if note else None
     return ChipSummary(
         gpu.sm_count,
         gpu.l2_cache_bytes,
@@ -275,7 +305,7 @@ def chip_summary(gpu: Gpu, precision: str = "bf16") -> ChipSummary:
         key,
         flops,
         flops / gpu.memory_bandwidth_bytes_per_s,
-        note,
+        remark,
     )
 
 
@@ -284,8 +314,13 @@ class LinkRow(NamedTuple):
 
     role: str
     """'scale-up', 'network' or 'host'."""
-    role_label: str
+    label: Phrase
     link: Link
+
+    @property
+    def role_label(self) -> str:
+        """The role in English ('Inside a node', 'Between nodes', 'To the CPU')."""
+        return self.label.text
 
 
 class Links(NamedTuple):
@@ -303,10 +338,10 @@ def links(resolved: Resolved, catalog: Catalog) -> Links:
     (data/interconnects.yaml, data/networks.yaml name their sources).
     """
     scale_up, network, gpu = resolved.scale_up, resolved.network, resolved.gpu
-    rows = [LinkRow("scale-up", "Inside a node", scale_up), LinkRow("network", "Between nodes", network)]
+    rows = [LinkRow("scale-up", Phrase("role_scale_up"), scale_up), LinkRow("network", Phrase("role_network"), network)]
     host = catalog.interconnects.get(gpu.host_link) if gpu.host_link else None
     if host is not None:
-        rows.append(LinkRow("host", "To the CPU", host))
+        rows.append(LinkRow("host", Phrase("role_host"), host))
     return Links(
         tuple(rows),
         scale_up.bandwidth_bytes_per_s / host.bandwidth_bytes_per_s if host else None,

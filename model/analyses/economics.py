@@ -18,6 +18,7 @@ from typing import NamedTuple
 from model.catalog import ApiPrice, Catalog, default_catalog
 from model.estimate import estimate
 from model.limits import ScenarioError
+from model.results import Note
 from model.scenario import Scenario
 from model.units import DAY_S, HOUR_S
 
@@ -85,8 +86,8 @@ class CostOverTime(NamedTuple):
     api_crossover_usd: float | None
     """What each has cost by then (the two lines cross)."""
     months: int
-    notes: tuple[str, ...]
-    """Plain sentences: what does not fit, what has no price."""
+    notes: tuple[Note, ...]
+    """What does not fit, what has no price (codes of :data:`model.results.NOTES`; ``.text`` in English)."""
 
 
 def api_price(
@@ -164,19 +165,18 @@ def cost_over_time(
     trained = estimate(scenario, catalog)
     served = estimate(dataclasses.replace(scenario, batch="max"), catalog).inference
     training, price, gpu = trained.training, trained.resolved.price_per_gpu_hour, trained.resolved.gpu
-    notes: list[str] = []
+    notes: list[Note] = []
     if price is None:
-        notes.append(f"no price is known for {gpu.name}, so self-hosted costs are not shown: type one")
+        notes.append(Note("costs_no_price", {"gpu": gpu.name}))
     if not training.fits:
+        sizes = {"needed": f"{training.memory_per_gpu.total / 1e9:,.0f}", "capacity": f"{gpu.memory_bytes / 1e9:,.0f}"}
+        one = scenario.cards == 1
         notes.append(
-            f"training does not fit on {_cards(scenario.cards)}: it needs "
-            f"{training.memory_per_gpu.total / 1e9:,.0f} GB per card, the card has {gpu.memory_bytes / 1e9:,.0f} GB"
+            Note("costs_training_one_card" if one else "costs_training", {**sizes, "cards": f"{scenario.cards:,}"})
         )
     if not served.fits:
-        notes.append(
-            f"serving does not fit: a replica of {_cards(served.tp * served.pp)} cannot hold the weights "
-            "and one sequence"
-        )
+        replica = served.tp * served.pp
+        notes.append(Note("costs_serving_one_card" if replica == 1 else "costs_serving", {"cards": f"{replica:,}"}))
     training_usd = training.cost_usd if training.fits else None
     replica_cards = served.tp * served.pp
     per_card_rate = served.decode_tokens_per_s / scenario.cards * scenario.utilization
@@ -240,10 +240,6 @@ def cost_over_time(
         months=months,
         notes=tuple(notes),
     )
-
-
-def _cards(count: int) -> str:
-    return f"{count:,} card" if count == 1 else f"{count:,} cards"
 
 
 def _within(month: float, horizon: int) -> float | None:

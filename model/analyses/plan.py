@@ -13,7 +13,9 @@ deadline and the budget is that GPU's option. GPU-hours grow with the communicat
 more cards bring, so the doubling stops once the cost has risen twice in a row past a count that
 met the targets.
 
-A GPU that cannot meet the targets is listed in ``excluded`` with the reason.
+A GPU that cannot meet the targets is listed in ``excluded`` with the reason: an English sentence, and
+in ``reasons`` the same as :mod:`~model.analyses.exclusions` codes with their values (the interface words
+them itself).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Literal, NamedTuple
 
+from model.analyses.exclusions import Reason, worded
 from model.analyses.serving import largest_batch_within_latency
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
@@ -70,6 +73,8 @@ class Plan(NamedTuple):
     excluded: dict[str, str]
     estimates: int
     """How many engine estimates the plan ran (for the benchmark)."""
+    reasons: dict[str, tuple[Reason, ...]]
+    """Each excluded GPU's reasons, in the order ``excluded`` joins them with '; '."""
 
     def to_dict(self) -> dict[str, object]:
         """Return plain data for JSON."""
@@ -154,16 +159,16 @@ def plan_serving(
     _positive("max_cards", max_cards, "a positive whole number of cards")
     cat = catalog or default_catalog()
     options: list[PlanOption] = []
-    excluded: dict[str, str] = {}
+    missed: dict[str, set[Reason]] = {}
     estimates = 0
     latency = tpot_s if tpot_s is not None else 3600.0  # no target: any speed a batch gives
     for gpu_id in _gpus(cat, gpus):
         price = _price(cat, gpu_id, price_per_gpu_hour, owning)
         if price is None:
-            excluded[gpu_id] = "no price known and none given"
+            missed[gpu_id] = {Reason("no_price")}
             continue
         best: PlanOption | None = None
-        reasons: set[str] = set()
+        reasons: set[Reason] = set()
         for precision in precisions:
             for replica_cards in _powers_of_two(min(max_cards, MAX_REPLICA_CARDS)):
                 if best is not None and replica_cards >= best.cards:
@@ -175,19 +180,19 @@ def plan_serving(
                 fit = largest_batch_within_latency(scenario, cat, latency)
                 estimates += 1
                 if fit.batch is None:
-                    reasons.add("does not fit" if fit.limit == "memory" else "misses the time per token at any batch")
+                    reasons.add(Reason("no_fit" if fit.limit == "memory" else "tpot"))
                     continue
                 served = estimate(dataclasses.replace(scenario, batch=fit.batch), cat)
                 estimates += 1
                 inference = served.inference
                 if ttft_s is not None and inference.ttft_s > ttft_s:
-                    reasons.add("misses the time to first token at the batch that meets the time per token")
+                    reasons.add(Reason("ttft"))
                     continue
                 per_group = fit.tokens_per_s or 0.0
                 groups = max(1, math.ceil(output_tokens_per_s / per_group))
                 cards = groups * replica_cards
                 if cards > max_cards:
-                    reasons.add(f"needs more than {max_cards:,} cards")
+                    reasons.add(Reason("max_cards", (("cards", f"{max_cards:,}"),)))
                     continue
                 option = PlanOption(
                     gpu=gpu_id,
@@ -208,11 +213,12 @@ def plan_serving(
                 if best is None or option.cost_per_hour_usd < best.cost_per_hour_usd:
                     best = option
         if best is None:
-            excluded[gpu_id] = "; ".join(sorted(reasons)) or "no option found"
+            missed[gpu_id] = reasons
         else:
             options.append(best)
     options.sort(key=lambda option: (option.cost_per_hour_usd, option.cards))
-    return Plan("serve", tuple(options), excluded, estimates)
+    sentences, why = worded(missed)
+    return Plan("serve", tuple(options), sentences, estimates, why)
 
 
 def plan_training(
@@ -250,15 +256,15 @@ def plan_training(
     deadline = days * 86_400.0 if days is not None else math.inf
     budget = budget_usd if budget_usd is not None else math.inf
     options: list[PlanOption] = []
-    excluded: dict[str, str] = {}
+    missed: dict[str, set[Reason]] = {}
     estimates = 0
     for gpu_id in _gpus(cat, gpus):
         price = _price(cat, gpu_id, price_per_gpu_hour, owning)
         if price is None:
-            excluded[gpu_id] = "no price known and none given"
+            missed[gpu_id] = {Reason("no_price")}
             continue
         found: list[PlanOption] = []
-        reasons: set[str] = set()
+        reasons: set[Reason] = set()
         for precision in precisions:
             rising = 0
             for cards in _powers_of_two(max_cards):
@@ -269,7 +275,7 @@ def plan_training(
                 training = estimate(scenario, cat).training
                 estimates += 1
                 if not training.fits:
-                    reasons.add(f"does not fit on up to {max_cards:,} cards")
+                    reasons.add(Reason("no_fit_max_cards", (("cards", f"{max_cards:,}"),)))
                     continue
                 cost = training.cost_usd if training.cost_usd is not None else math.inf
                 if found and cost >= (found[-1].cost_usd or math.inf):
@@ -277,10 +283,10 @@ def plan_training(
                     if rising >= 2:  # past the cheapest count: more cards only cost more from here
                         break
                 if training.time_s > deadline:
-                    reasons.add("misses the deadline at every card count that fits")
+                    reasons.add(Reason("deadline"))
                     continue
                 if cost > budget:
-                    reasons.add("over the budget at every card count that meets the deadline")
+                    reasons.add(Reason("budget"))
                     continue
                 layout = training.parallelism
                 found.append(
@@ -304,9 +310,10 @@ def plan_training(
         if found:
             options.append(min(found, key=lambda option: option.cost_usd or math.inf))
         else:
-            excluded[gpu_id] = "; ".join(sorted(reasons)) or "no option found"
+            missed[gpu_id] = reasons
     options.sort(key=lambda option: (option.cost_usd or math.inf, option.time_s or math.inf))
-    return Plan("train", tuple(options), excluded, estimates)
+    sentences, why = worded(missed)
+    return Plan("train", tuple(options), sentences, estimates, why)
 
 
 def pareto_front(plan: Plan) -> tuple[PlanOption, ...]:

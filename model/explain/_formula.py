@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
-__all__ = ["FORMULA_GROUPS", "Formula", "filed", "scientific"]
+__all__ = ["FORMULA_GROUPS", "Formula", "figured", "filed", "scientific"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +19,20 @@ class Formula:
     code: str
     """Dotted path of the function (or module) that computes it."""
     group: str = ""
+    template: str = ""
+    """``used_for`` with its figures as ``{fields}`` (see :func:`figured`); empty when it has none."""
+    fields: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """The figures, already formatted, that fill ``template``."""
+
+    @property
+    def used_for_template(self) -> str:
+        """What the formula is used for, with its figures as fields: the text an interface translates."""
+        return self.template or self.used_for
+
+
+def figured(name: str, latex: str, used_for: str, source: str, code: str, **fields: str) -> Formula:
+    """Return a formula whose ``used_for`` names figures: a template filled from ``fields``."""
+    return Formula(name, latex, used_for.format(**fields), source, code, template=used_for, fields=fields)
 
 
 FORMULA_GROUPS: tuple[str, ...] = ("Model size", "Memory", "Training time", "Communication", "Serving", "Hardware")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from model.efficiency import EXPECTED
-from model.explain._formula import Formula
+from model.explain._formula import Formula, figured
 from model.inference.context import GROUPED_TILE_ROWS
 
 __all__ = ["SERVING"]
@@ -18,19 +18,23 @@ SERVING: tuple[str | Formula, ...] = (
         "Roofline, Williams et al. 2009; seed article docs/seeds/ai-infra-gpu-centric.zh.txt, 1.2",
         "model.inference.ideal_decode_step",
     ),
-    Formula(
+    figured(
         "Decode step (expected)",
         r"t = p\left[\max\left(\frac{W_{dense}}{B_w} + \frac{W_{exp}}{B_w \frac{S}{S + S_0}},\ "
         r"\frac{F_{mm}}{P c}\right) + \max\left(\frac{b_\mu M_{kv}}{B_{ach}}, \frac{F_{att}}{P_{16}c'}\right)"
         r" + K\tau + 2L\,T_{AR}\right] + (p-1)T_{p2p}",
-        f"B_ach: measured or {EXPECTED.memory_bandwidth:g} × peak; weight-only int8/int4/fp4 stream at "
-        f"{EXPECTED.dequant_bandwidth:g} of that; routed experts stream at S / (S + S0) of it, S one expert's "
-        f"bytes on a card, S0 = {EXPECTED.expert_read_half_bytes / 1e6:g} MB; expert FLOPs count each expert's rows "
-        f"padded to tiles of {GROUPED_TILE_ROWS}; K kernels a pass, each at least τ = "
-        f"{EXPECTED.kernel_floor_s * 1e6:g} µs (CUDA graphs assumed); MLA scores the 512-wide latent",
+        "B_ach: measured or {bandwidth} × peak; weight-only int8/int4/fp4 stream at {dequant} of that; routed "
+        "experts stream at S / (S + S0) of it, S one expert's bytes on a card, S0 = {half} MB; expert FLOPs count "
+        "each expert's rows padded to tiles of {tile}; K kernels a pass, each at least τ = {floor} µs (CUDA graphs "
+        "assumed); MLA scores the 512-wide latent",
         "H200 microbench weight streaming 0.84-0.88 of 4.8 TB/s; kernel counts from vLLM's llama, fused_moe and "
         "deepseek_v2 forwards; moe_align_block_size; DeepSeek-V2 sec. 2.1.2; τ and S0 fitted on 47 serving runs",
         "model.inference.decode_step",
+        bandwidth=f"{EXPECTED.memory_bandwidth:g}",
+        dequant=f"{EXPECTED.dequant_bandwidth:g}",
+        half=f"{EXPECTED.expert_read_half_bytes / 1e6:g}",
+        tile=f"{GROUPED_TILE_ROWS}",
+        floor=f"{EXPECTED.kernel_floor_s * 1e6:g}",
     ),
     Formula(
         "Attention data parallelism",

@@ -10,15 +10,18 @@ pessimistic efficiency sets move each family of factors. Every value is read fro
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields as dataclass_fields
+from types import MappingProxyType
 from typing import NamedTuple
 
 from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies, achievable_bandwidth, matmul_ceiling_share
 from model.estimate import estimate
+from model.explain._texts import ASSUMPTION_TEXTS, EFFICIENCY_NOTES, has_words
 from model.layouts.serving import replica_name
 from model.precision import compute_precision
+from model.results import Estimate
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, Scenario
 from model.units import GB, TERA, format_count
 
@@ -26,7 +29,11 @@ __all__ = ["Assumption", "assumptions", "range_multipliers"]
 
 
 class Assumption(NamedTuple):
-    """One assumption in force for a scenario: a name, the value used, and why or whence."""
+    """One assumption in force for a scenario: a name, the value used, and why or whence.
+
+    ``value`` and ``note`` are English; ``value_template`` and ``note_template`` are the same texts
+    with their figures as ``{fields}`` (filled from ``fields``), for an interface that translates them.
+    """
 
     name: str
     value: str
@@ -34,6 +41,17 @@ class Assumption(NamedTuple):
     kind: str = "scenario"
     """"scenario" (chosen or looked up for this scenario), "efficiency" (the expected set, the same
     for every scenario) or "range" (how the low-high ranges are made)."""
+    value_template: str = ""
+    note_template: str = ""
+    fields: Mapping[str, str] = MappingProxyType({})
+    """The figures and names, already formatted, that fill both templates."""
+
+
+def _row(name: str, value: str, note: str, /, *, kind: str = "scenario", **fields: str) -> Assumption:
+    """Return an assumption whose value and note are templates filled from ``fields``."""
+    for template in (value, note):
+        assert template in ASSUMPTION_TEXTS or not has_words(template), template  # listed, so translated
+    return Assumption(name, value.format(**fields), note.format(**fields), kind, value, note, MappingProxyType(fields))
 
 
 def range_multipliers(variant: Efficiencies) -> dict[str, float]:
@@ -47,45 +65,6 @@ def range_multipliers(variant: Efficiencies) -> dict[str, float]:
     }
 
 
-_EFFICIENCY_NOTES: dict[str, tuple[str, str]] = {
-    "matmul_ceiling": (
-        "Product ceiling by precision",
-        "Share of dense peak a large product reaches where the GPU has no measured ceiling (H200 microbench 8192^3)",
-    ),
-    "matmul_half_work_flops": ("Product size at half ceiling (FLOPs)", "W0 of the efficiency curve (H200 4096^3 rows)"),
-    "training_matmul_vs_ceiling": ("Training products vs ceiling", "Calibrated once on published training throughput"),
-    "attention_vs_matmul": ("Flash attention vs products", "FlashAttention-2 paper: 50-73 % of A100 peak"),
-    "memory_bandwidth": (
-        "Memory bandwidth share",
-        "Of peak HBM bandwidth where the GPU has no measured figure (H200 microbench 0.84-0.89)",
-    ),
-    "dequant_bandwidth": (
-        "Weight-only quantised streaming",
-        "int8/int4/fp4 weights stream slower than 16-bit (gpt-fast)",
-    ),
-    "kernel_floor_s": ("Overhead per layer per step", "Kernel launches, norms, rotary, sampling"),
-    "collective_bandwidth": (
-        "Scale-up collective share",
-        "Of a link's per-direction bandwidth without a measured figure (nccl-tests NVLink 0.78-0.83)",
-    ),
-    "network_bandwidth": ("Network collective share", "Of a NIC's line rate (AWS EFA: 340 of 400 Gb/s)"),
-    "tp_overlap": ("Tensor-parallel overlap", "Share of TP all-reduce time hidden behind compute"),
-    "dp_overlap": ("Data-parallel overlap", "Share of the backward window that hides gradient traffic"),
-    "ep_overlap": ("Expert-parallel overlap", "Share of all-to-all time hidden behind compute"),
-    "overlap_interference": ("Overlap interference", "Compute slowdown per second of hidden communication"),
-    "elementwise_traffic_factor": (
-        "Element-wise traffic factor",
-        "Memory traffic of non-matrix work per stored activation byte",
-    ),
-    "failure_rate_per_gpu_hour": (
-        "Interruptions per GPU-hour",
-        "Llama 3 paper sec. 3.3.4: 419 in 54 days on 16,384 GPUs",
-    ),
-    "hours_lost_per_failure": ("Hours lost per interruption", "Keeps Llama 3's >90 % effective training time"),
-    "optimizer_bytes_per_param": ("Optimizer bytes per parameter", "HBM traffic of one AdamW update"),
-}
-
-
 def _factor(name: str, value: float | Mapping[str, float]) -> str:
     if isinstance(value, Mapping):
         return ", ".join(f"{key} {number:g}" for key, number in value.items())
@@ -95,15 +74,236 @@ def _factor(name: str, value: float | Mapping[str, float]) -> str:
 
 
 def _efficiency_rows() -> list[Assumption]:
+    rows = []
+    for field in dataclass_fields(Efficiencies):
+        value = _factor(field.name, getattr(EXPECTED, field.name))
+        if field.name in EFFICIENCY_NOTES:
+            label, note = EFFICIENCY_NOTES[field.name]
+            rows.append(_row(label, "{value}", note, kind="efficiency", value=value))
+        else:  # listed under its own name, as the code spells it
+            where = "model/efficiency.py"
+            rows.append(_row(field.name, "{value}", "{where}", kind="efficiency", value=value, where=where))
+    return rows
+
+
+def _range_row(name: str, variant: Efficiencies, note: str) -> Assumption:
+    multipliers = {family: f"{value:.3g}" for family, value in range_multipliers(variant).items()}
+    template = "compute ×{compute}, memory ×{memory}, links ×{links}, overheads ×{overheads}, overlap ×{overlap}"
+    return _row(name, template, note, kind="range", **multipliers)
+
+
+def _share(share: float, measured: float | None) -> tuple[str, str]:
+    """Return the "collectives reach" phrase's template ending and the share it names."""
+    return (" (measured)", f"{measured:.0%}") if measured else ("", f"{share:.0%}")
+
+
+def _hardware_rows(result: Estimate) -> list[Assumption]:
+    """Precision, peaks and links: what the GPU and its links give the estimate."""
+    r, gpu, key = result.resolved, result.resolved.gpu, result.inference.compute_precision
+    names = {"key": key, "precision": r.precision, "gpu": gpu.name}
+    fallback = compute_precision(gpu, r.precision)[1]
+    if fallback:
+        said = "{gpu} has no {precision} tensor cores; products run in {key}"
+        note = said if said.format(**names) == fallback else "{fallback}"
+    elif key != r.precision:
+        note = "Weight-only {precision}: weights are dequantised to {key} before each product"
+    else:
+        note = "{gpu} runs {key} natively"
+    value = "{precision} → products in {key}" if key != r.precision else "{key}"
+    share = matmul_ceiling_share(gpu, key)
+    up, net = r.scale_up, r.network
+    up_end, up_share = _share(EXPECTED.collective_bandwidth, up.measured_efficiency)
+    net_end, net_share = _share(EXPECTED.network_bandwidth, net.measured_efficiency)
     return [
-        Assumption(label, _factor(field.name, getattr(EXPECTED, field.name)), note, "efficiency")
-        for field in fields(Efficiencies)
-        for label, note in (_EFFICIENCY_NOTES.get(field.name, (field.name, "model/efficiency.py")),)
+        _row("Compute precision", value, note, **names, fallback=fallback or ""),
+        _row(
+            "Dense peak",
+            "{tflops} TFLOPS ({key})",
+            "Datasheet dense figure, no 2:4 sparsity; data/gpus.yaml row {gpu_id}",
+            tflops=f"{gpu.dense_flops_per_s[key] / TERA:,.1f}",
+            key=key,
+            gpu_id=gpu.id,
+        ),
+        _row(
+            "Matrix-product ceiling",
+            "{share} of peak (measured)" if share else "{share} of peak (default)",
+            "Measured largest-product rate in the catalog for {key}"
+            if share
+            else "No measured ceiling for {gpu} in {key}: the H200-measured share",
+            share=f"{share:.0%}" if share else f"{EXPECTED.matmul_ceiling.get(key, 0.7):.0%}",
+            **names,
+        ),
+        _row(
+            "Memory bandwidth",
+            "{achievable} of {peak} GB/s",
+            "Measured in the catalog"
+            if gpu.measured_bandwidth_bytes_per_s
+            else "No measurement: {share} of the datasheet peak",
+            achievable=f"{achievable_bandwidth(gpu, EXPECTED) / GB:,.0f}",
+            peak=f"{gpu.memory_bandwidth_bytes_per_s / GB:,.0f}",
+            share=f"{EXPECTED.memory_bandwidth:.0%}",
+        ),
+        _row(
+            "Scale-up link",
+            "{link}: {bandwidth} GB/s per direction, {latency} µs",
+            "{gpus} GPUs per node; collectives reach {share}" + up_end,
+            link=up.name,
+            bandwidth=f"{up.bandwidth_bytes_per_s / GB:,.0f}",
+            latency=f"{up.latency_s * 1e6:g}",
+            gpus=f"{r.gpus_per_node}",
+            share=up_share,
+        ),
+        _row(
+            "Network",
+            "{link}: {bandwidth} GB/s per GPU, {latency} µs",
+            "Collectives reach {share}" + net_end,
+            link=net.name,
+            bandwidth=f"{net.bandwidth_bytes_per_s / GB:,.1f}",
+            latency=f"{net.latency_s * 1e6:g}",
+            share=net_share,
+        ),
     ]
 
 
-def _multipliers(variant: Efficiencies) -> str:
-    return ", ".join(f"{name} ×{value:.3g}" for name, value in range_multipliers(variant).items())
+def _training_rows(result: Estimate) -> list[Assumption]:
+    """The training layout, regime, tokens and batch the estimate chose or was given."""
+    r, s, training = result.resolved, result.resolved.scenario, result.training
+    layout = training.parallelism
+    recompute = {"none": "no recomputation", "selective": "selective recomputation"}.get(
+        training.recompute, "full recomputation of {layers} layers per stage"
+    )
+    shape = {
+        "tp": f"{layout.tp}",
+        "pp": f"{layout.pp}",
+        "dp": f"{layout.dp}",
+        "ep": f" × ep {layout.ep}" if layout.ep > 1 else "",
+        "zero": f"{layout.zero}",
+        "layers": f"{training.recomputed_layers}",
+        "vp": f"{training.vp}",
+    }
+    chunks = ", {vp} chunks per stage"
+    regime, regime_fields = _regime(training.regime, s.lora_rank)
+    if s.tokens is not None:
+        tokens_note = "given"
+    elif s.finetune != "none":
+        tokens_note = "fine-tuning default"
+    else:
+        tokens_note = "defaulted to {per_param} per parameter (Chinchilla, Hoffmann et al. 2022)"
+    return [
+        _row(
+            "Training layout",
+            "tp {tp} × pp {pp} × dp {dp}{ep}, ZeRO {zero}, " + recompute + (chunks if training.vp > 1 else ""),
+            ("Fits" if training.fits else "Does not fit")
+            + ": {micro_batches} micro-batches of {micro_batch} × {seq_len} tokens per replica per step; the "
+            "fastest of {timed} layouts timed that fits (values you fix are kept)",
+            **shape,
+            micro_batches=f"{training.microbatches}",
+            micro_batch=f"{training.micro_batch}",
+            seq_len=f"{training.seq_len:,}",
+            timed=f"{training.layouts_timed:,}",
+        ),
+        _row(
+            "Training regime",
+            regime + ", {optimizer}: {bytes} bytes per trained parameter",
+            "Weights + gradients + optimizer state (with the fp32 master copy when there is one)",
+            **regime_fields,
+            optimizer=s.optimizer,
+            bytes=f"{training.state_bytes_per_param:g}",
+        ),
+        _row(
+            "Tokens trained",
+            "{tokens}",
+            tokens_note,
+            tokens=format_count(r.tokens),
+            per_param=f"{CHINCHILLA_TOKENS_PER_PARAM:g}",
+        ),
+        _row(
+            "Global batch",
+            "{sequences} sequences ({tokens}M tokens)",
+            "Given"
+            if s.global_batch
+            else "Chosen from practice: {batch}M tokens at 70B, growing as the cube root of the size, at least "
+            "{floor} tokens per GPU, at most the critical batch (Kaplan et al. 2020)",
+            sequences=f"{training.global_batch:,}",
+            tokens=f"{training.global_batch * training.seq_len / 1e6:,.1f}",
+            batch=f"{BATCH_AT_70B_TOKENS / 2**20:g}",
+            floor=f"{TOKENS_PER_GPU_FLOOR:,}",
+        ),
+    ]
+
+
+_REGIMES = ("fp32", "mixed precision with fp32 master weights", "pure 16-bit")
+
+
+def _regime(label: str, rank: int) -> tuple[str, dict[str, str]]:
+    """Return the training regime's label as a template and its fields (model.memory.training_regime's labels)."""
+    if label in _REGIMES:
+        return label, {}
+    method, _, rest = label.partition(" ")
+    if rest == f"rank {rank}":
+        return "{method} rank {rank}", {"method": method, "rank": f"{rank}"}
+    return "{regime}", {"regime": label}
+
+
+def _serving_rows(result: Estimate) -> list[Assumption]:
+    """The serving replica, its cache precision and the context decode reads."""
+    r, s, serving = result.resolved, result.resolved.scenario, result.inference
+    replica = {"tp": f"{serving.tp}", "pp": f"{serving.pp}", "ep": f"{serving.ep}", "replicas": f"{serving.dp:,}"}
+    named = replica_name(serving.tp, serving.pp, serving.ep)
+    value = "tp {tp} × pp {pp}, {replicas} replicas"
+    if serving.ep > 1:
+        value = "attention DP {ep} × EP {ep}, {replicas} replicas"
+    if value.format(**replica) != f"{named}, {replica['replicas']} replicas":
+        value = "{replica}, {replicas} replicas"
+    return [
+        _row(
+            "Serving replica",
+            value,
+            ("Fits" if serving.fits else "Does not fit")
+            + "; full load: {most} sequences of {prompt} + {output} tokens per replica",
+            **replica,
+            replica=named,
+            most=f"{serving.max_batch:,}",
+            prompt=f"{s.prompt_len:,}",
+            output=f"{s.output_len:,}",
+        ),
+        _row(
+            "KV-cache precision",
+            "{kv}",
+            "Given"
+            if s.kv_precision
+            else "Default for {precision} weights: fp8/fp4 checkpoints keep an fp8 cache, int8/int4 a 16-bit one",
+            kv=r.kv_precision,
+            precision=r.precision,
+        ),
+        _row(
+            "Decode context",
+            "{tokens} tokens (mean)",
+            "KV traffic at the mean context (prompt + output / 2); memory at the final context",
+            tokens=f"{s.prompt_len + s.output_len / 2:,.0f}",
+        ),
+    ]
+
+
+def _price_row(result: Estimate) -> Assumption:
+    """The price of a GPU-hour: given, the catalog's (dated and sourced) or estimated, with its note."""
+    r, gpu = result.resolved, result.resolved.gpu
+    price = r.price_per_gpu_hour
+    value = "none known" if price is None else "${price} per GPU-hour"
+    fields = {"price": f"{price:,.2f}" if price is not None else ""}
+    if price is not None and r.price.source == "catalog":
+        source = gpu.cloud_price_source
+        if gpu.cloud_price_date not in source:
+            source += f" ({gpu.cloud_price_date})"
+        high = gpu.cloud_usd_per_gpu_hour_high
+        note = "{source}; high ${high}" if high else "{source}"
+        return _row("GPU price", value, note, **fields, source=source, high=f"{high:,.2f}" if high else "")
+    if r.price.source == "given":
+        return _row("GPU price", value, "given", **fields)
+    # The price's own note, translated with the engine's price notes (model.pricing.QUOTE_TEMPLATES).
+    note = r.price.template or "{note}"
+    fields.update(r.price.values, note=r.price.note)
+    return Assumption("GPU price", value.format(**fields), note.format(**fields), "scenario", value, note, fields)
 
 
 def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Assumption, ...]:
@@ -112,147 +312,26 @@ def assumptions(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Ass
     Raises:
         ScenarioError: the scenario is invalid.
     """
-    catalog = catalog or default_catalog()
-    result = estimate(scenario, catalog)
-    r, s, training, serving = result.resolved, scenario, result.training, result.inference
-    gpu = r.gpu
-    key = serving.compute_precision
-    fallback = compute_precision(gpu, r.precision)[1]
-    peak = gpu.dense_flops_per_s[key]
-    share = matmul_ceiling_share(gpu, key)
-    achievable = achievable_bandwidth(gpu, EXPECTED)
-    layout = training.parallelism
-    if s.tokens is not None:
-        tokens_note = "given"
-    elif s.finetune != "none":
-        tokens_note = "fine-tuning default"
-    else:
-        tokens_note = f"defaulted to {CHINCHILLA_TOKENS_PER_PARAM:g} per parameter (Chinchilla, Hoffmann et al. 2022)"
-    price = r.price_per_gpu_hour
-    if price is None:
-        price_value, price_note = "none known", r.price.note
-    elif r.price.source == "catalog":
-        high = f"; high ${gpu.cloud_usd_per_gpu_hour_high:,.2f}" if gpu.cloud_usd_per_gpu_hour_high else ""
-        price_value = f"${price:,.2f} per GPU-hour"
-        dated = gpu.cloud_price_source
-        if gpu.cloud_price_date not in dated:
-            dated += f" ({gpu.cloud_price_date})"
-        price_note = f"{dated}{high}"
-    else:
-        price_value, price_note = f"${price:,.2f} per GPU-hour", r.price.note
-    up, net = r.scale_up, r.network
-    rows = [
-        Assumption(
-            "Compute precision",
-            f"{r.precision} → products in {key}" if key != r.precision else key,
-            fallback
-            or (
-                f"Weight-only {r.precision}: weights are dequantised to {key} before each product"
-                if key != r.precision
-                else f"{gpu.name} runs {key} natively"
-            ),
+    result = estimate(scenario, catalog or default_catalog())
+    gpu = result.resolved.gpu
+    return (
+        *_hardware_rows(result),
+        *_training_rows(result),
+        *_serving_rows(result),
+        _price_row(result),
+        _row(
+            "Utilisation",
+            "{share}",
+            "Share of time a server is busy; divides the $ per token",
+            share=f"{scenario.utilization:.0%}",
         ),
-        Assumption(
-            "Dense peak",
-            f"{peak / TERA:,.1f} TFLOPS ({key})",
-            f"Datasheet dense figure, no 2:4 sparsity; data/gpus.yaml row {gpu.id}",
-        ),
-        Assumption(
-            "Matrix-product ceiling",
-            f"{share:.0%} of peak (measured)"
-            if share
-            else f"{EXPECTED.matmul_ceiling.get(key, 0.7):.0%} of peak (default)",
-            f"Measured largest-product rate in the catalog for {key}"
-            if share
-            else f"No measured ceiling for {gpu.name} in {key}: the H200-measured share",
-        ),
-        Assumption(
-            "Memory bandwidth",
-            f"{achievable / GB:,.0f} of {gpu.memory_bandwidth_bytes_per_s / GB:,.0f} GB/s",
-            "Measured in the catalog"
-            if gpu.measured_bandwidth_bytes_per_s
-            else f"No measurement: {EXPECTED.memory_bandwidth:.0%} of the datasheet peak",
-        ),
-        Assumption(
-            "Scale-up link",
-            f"{up.name}: {up.bandwidth_bytes_per_s / GB:,.0f} GB/s per direction, {up.latency_s * 1e6:g} µs",
-            f"{r.gpus_per_node} GPUs per node; collectives reach "
-            + (
-                f"{up.measured_efficiency:.0%} (measured)"
-                if up.measured_efficiency
-                else f"{EXPECTED.collective_bandwidth:.0%}"
-            ),
-        ),
-        Assumption(
-            "Network",
-            f"{net.name}: {net.bandwidth_bytes_per_s / GB:,.1f} GB/s per GPU, {net.latency_s * 1e6:g} µs",
-            "Collectives reach "
-            + (
-                f"{net.measured_efficiency:.0%} (measured)"
-                if net.measured_efficiency
-                else f"{EXPECTED.network_bandwidth:.0%}"
-            ),
-        ),
-        Assumption(
-            "Training layout",
-            f"tp {layout.tp} × pp {layout.pp} × dp {layout.dp}"
-            + (f" × ep {layout.ep}" if layout.ep > 1 else "")
-            + f", ZeRO {layout.zero}, "
-            + ("no" if training.recompute == "none" else training.recompute)
-            + " recomputation"
-            + (f" of {training.recomputed_layers} layers per stage" if training.recompute == "full" else "")
-            + (f", {training.vp} chunks per stage" if training.vp > 1 else ""),
-            ("Fits" if training.fits else "Does not fit")
-            + f": {training.microbatches} micro-batches of {training.micro_batch} × {training.seq_len:,} tokens per "
-            f"replica per step; the fastest of {training.layouts_timed:,} layouts timed that fits (values you fix "
-            "are kept)",
-        ),
-        Assumption(
-            "Training regime",
-            f"{training.regime}, {s.optimizer}: {training.state_bytes_per_param:g} bytes per trained parameter",
-            "Weights + gradients + optimizer state (with the fp32 master copy when there is one)",
-        ),
-        Assumption("Tokens trained", format_count(r.tokens), tokens_note),
-        Assumption(
-            "Global batch",
-            f"{training.global_batch:,} sequences ({training.global_batch * training.seq_len / 1e6:,.1f}M tokens)",
-            "Given"
-            if s.global_batch
-            else f"Chosen from practice: {BATCH_AT_70B_TOKENS / 2**20:g}M tokens at 70B, growing as the cube root "
-            f"of the size, at least {TOKENS_PER_GPU_FLOOR:,} tokens per GPU, at most the critical batch "
-            "(Kaplan et al. 2020)",
-        ),
-        Assumption(
-            "Serving replica",
-            f"{replica_name(serving.tp, serving.pp, serving.ep)}, {serving.dp:,} replicas",
-            ("Fits" if serving.fits else "Does not fit")
-            + f"; full load: {serving.max_batch:,} sequences of {s.prompt_len:,} + {s.output_len:,} tokens per replica",
-        ),
-        Assumption(
-            "KV-cache precision",
-            r.kv_precision,
-            "Given"
-            if s.kv_precision
-            else f"Default for {r.precision} weights: fp8/fp4 checkpoints keep an fp8 cache, int8/int4 a 16-bit one",
-        ),
-        Assumption(
-            "Decode context",
-            f"{s.prompt_len + s.output_len / 2:,.0f} tokens (mean)",
-            "KV traffic at the mean context (prompt + output / 2); memory at the final context",
-        ),
-        Assumption("GPU price", price_value, price_note),
-        Assumption("Utilisation", f"{s.utilization:.0%}", "Share of time a server is busy; divides the $ per token"),
-        Assumption(
+        _row(
             "Power",
-            f"{gpu.tdp_w:g} W per card" if gpu.tdp_w else "unknown",
+            "{watts} W per card" if gpu.tdp_w else "unknown",
             "Board TDP from the catalog; energy = GPU-hours × TDP",
+            watts=f"{gpu.tdp_w:g}" if gpu.tdp_w else "",
         ),
         *_efficiency_rows(),
-        Assumption(
-            "Optimistic set", _multipliers(OPTIMISTIC), "Low end of every time, high end of every rate", "range"
-        ),
-        Assumption(
-            "Pessimistic set", _multipliers(PESSIMISTIC), "High end of every time, low end of every rate", "range"
-        ),
-    ]
-    return tuple(rows)
+        _range_row("Optimistic set", OPTIMISTIC, "Low end of every time, high end of every rate"),
+        _range_row("Pessimistic set", PESSIMISTIC, "High end of every time, low end of every rate"),
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
 from model.communication import RING_STEP_LATENCY_S
 from model.efficiency import EXPECTED
-from model.explain._formula import Formula, filed, scientific
+from model.explain._formula import Formula, figured, filed, scientific
 from model.explain._serving import SERVING
 from model.memory import FRAGMENTATION, LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS
@@ -110,15 +110,16 @@ _TABLE: tuple[str | Formula, ...] = (
         "Korthikanti et al. 2022, sec. 5",
         "model.layouts.training.search_training_layout",
     ),
-    Formula(
+    figured(
         "Runtime and buffers",
         rf"M_{{other}} = {RUNTIME_BYTES / GB:g}\,\text{{GB}} + {FRAGMENTATION * 100:g}\% \times M_{{states}}"
         r" + 2 \times \text{largest gathered unit (ZeRO-3)}",
-        f"Serving adds one prefill chunk of {PREFILL_CHUNK_TOKENS:,} tokens' activations and "
-        f"{LOGIT_BYTES:g}-byte logits per sequence",
+        "Serving adds one prefill chunk of {chunk} tokens' activations and {logit}-byte logits per sequence",
         "PyTorch's CUDA context 0.3-0.8 GB, vLLM profiles ~1 GB non-torch memory on H100; chunk = vLLM "
         "max_num_batched_tokens; fragmentation: derived assumption",
         "model.inference.inference_memory",
+        chunk=f"{PREFILL_CHUNK_TOKENS:,}",
+        logit=f"{LOGIT_BYTES:g}",
     ),
     Formula(
         "Most concurrent sequences",
@@ -128,18 +129,19 @@ _TABLE: tuple[str | Formula, ...] = (
         "model.inference.max_batch_that_fits",
     ),
     "Training time",
-    Formula(
+    figured(
         "Tokens and steps",
         rf"D = {CHINCHILLA_TOKENS_PER_PARAM:g}\,N,\ \text{{steps}} = \frac{{D}}{{B}},\ B = \min\left(\max\left("
         rf"{_BATCH_TEX}\left(\tfrac{{N}}{{70\text{{B}}}}\right)^{{1/3}},\ {TOKENS_PER_GPU_FLOOR}\,n_{{gpu}}\right),"
         r"\ B_{crit}(N, D)\right)",
-        f"Tokens when none are given (fine-tuning: {format_count(DEFAULT_FINETUNE_TOKENS)}); tokens per step when "
-        "no batch is given: grows with the model and the cluster, capped at the critical batch",
+        "Tokens when none are given (fine-tuning: {tokens}); tokens per step when no batch is given: grows with "
+        "the model and the cluster, capped at the critical batch",
         "Chinchilla Table 3; GPT-3 Table 2.1 (0.5M to 3.2M tokens), Llama 1-2 (4M), Llama 3 405B (16M on 8,192 "
         "GPUs, Table 4), DeepSeek-V3 (3,072 rising to 15,360 sequences of 4K), Megatron-LM (1T: 3,072 sequences of "
         "2K on 3,072 GPUs, Narayanan et al. 2021 Table 1), MegaScale (6,144 sequences on 12,288 GPUs); "
         "B_crit: Kaplan et al. 2020, eq. 5.3 and 1.5",
         "model.batch.default_global_batch",
+        tokens=format_count(DEFAULT_FINETUNE_TOKENS),
     ),
     Formula(
         "Training FLOPs",
@@ -150,18 +152,19 @@ _TABLE: tuple[str | Formula, ...] = (
         "Kaplan et al. 2020, sec. 2.1 (6ND); PaLM, Chowdhery et al. 2022, App. B (12LHQT, halved: causal) and MFU",
         "model.training.training_work",
     ),
-    Formula(
+    figured(
         "Matrix-product efficiency",
         r"\eta(W) = c \cdot \frac{W}{W + W_0},"
         rf"\quad c_{{bf16}} = {EXPECTED.matmul_ceiling['bf16']:g},"
         rf"\ W_{{0,bf16}} = {scientific(EXPECTED.matmul_half_work_flops['bf16'])},"
         rf"\ c_{{fp8}} = {EXPECTED.matmul_ceiling['fp8']:g},"
         rf"\ W_{{0,fp8}} = {scientific(EXPECTED.matmul_half_work_flops['fp8'])}",
-        f"W: FLOPs of one product per GPU; c: measured ceiling / peak where the catalog has one; training "
-        f"products run at {EXPECTED.training_matmul_vs_ceiling:g} of that",
+        "W: FLOPs of one product per GPU; c: measured ceiling / peak where the catalog has one; training "
+        "products run at {share} of that",
         "H200 microbench 8192^3 (ceiling) and 4096^3 (W0) rows; stas00/ml-engineering MAMF; training "
         "factor calibrated on the published training-throughput set",
         "model.efficiency.matmul_efficiency",
+        share=f"{EXPECTED.training_matmul_vs_ceiling:g}",
     ),
     Formula(
         "Compute time of a step",
@@ -188,14 +191,16 @@ _TABLE: tuple[str | Formula, ...] = (
         "Derived: 4+4+4+2 bytes read, 4+4+4+2 written per parameter",
         "model.training.step_time",
     ),
-    Formula(
+    figured(
         "Step and wall time",
         r"T_{step} = T_c + T_{bubble} + T_{tp} + T_{dp} + T_{ep} + T_{pp} + T_{opt},"
         r"\quad T_{wall} = \text{steps}\cdot T_{step}\,(1 + \lambda\, n_{gpu}\, t_{lost})",
-        f"Interruptions: λ = {EXPECTED.failure_rate_per_gpu_hour:.3g} per GPU-hour, each losing "
-        f"{EXPECTED.hours_lost_per_failure:g} h (restart and recomputation since the last checkpoint)",
+        "Interruptions: λ = {rate} per GPU-hour, each losing {hours} h (restart and recomputation since the "
+        "last checkpoint)",
         "Llama 3 paper, Dubey et al. 2024, sec. 3.3.4: 419 interruptions in 54 days on 16,384 H100s, >90 % effective",
         "model.training.wall_time",
+        rate=f"{EXPECTED.failure_rate_per_gpu_hour:.3g}",
+        hours=f"{EXPECTED.hours_lost_per_failure:g}",
     ),
     Formula(
         "Cost and energy",
@@ -206,17 +211,20 @@ _TABLE: tuple[str | Formula, ...] = (
         "model.estimate.estimate",
     ),
     "Communication",
-    Formula(
+    figured(
         "Collectives (alpha-beta model)",
         r"T_{AR} = \alpha + \frac{2(n-1)}{n}\frac{M}{B},\quad T_{AG} = T_{A2A} = \alpha + \frac{n-1}{n}\frac{M}{B},"
         r"\quad T_{p2p} = \alpha + \frac{M}{B}",
-        f"B: link per direction × its measured efficiency, else {EXPECTED.collective_bandwidth:g} (scale-up) or "
-        f"{EXPECTED.network_bandwidth:g} (network); a group across nodes gets min(B_up, k B_nic); all-reduces "
-        "(trees) pay α_up + α_net log2(nodes), ring all-gathers and reduce-scatters α_up + (n − nodes) "
-        f"{RING_STEP_LATENCY_S['scale-up'] * 1e6:g} µs + (nodes − 1) {RING_STEP_LATENCY_S['network'] * 1e6:g} µs",
+        "B: link per direction × its measured efficiency, else {up} (scale-up) or {net} (network); a group across "
+        "nodes gets min(B_up, k B_nic); all-reduces (trees) pay α_up + α_net log2(nodes), ring all-gathers and "
+        "reduce-scatters α_up + (n − nodes) {up_step} µs + (nodes − 1) {net_step} µs",
         "Thakur et al. 2005; NCCL's tuning model (src/graph/tuning.cc); Calculon; nccl-tests efficiencies in "
         "data/interconnects.yaml",
         "model.communication.group_path",
+        up=f"{EXPECTED.collective_bandwidth:g}",
+        net=f"{EXPECTED.network_bandwidth:g}",
+        up_step=f"{RING_STEP_LATENCY_S['scale-up'] * 1e6:g}",
+        net_step=f"{RING_STEP_LATENCY_S['network'] * 1e6:g}",
     ),
     Formula(
         "Tensor-parallel all-reduces",

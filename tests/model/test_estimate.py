@@ -128,3 +128,13 @@ def test_a_model_too_large_for_its_cards_does_not_fit_and_is_still_a_result():
 def test_an_estimate_is_the_same_for_the_same_scenario():
     scenario = Scenario(model="mixtral-8x7b", gpu="mi300x", cards=8, batch=16)
     assert estimate(scenario, CATALOG).to_dict() == estimate(dataclasses.replace(scenario), CATALOG).to_dict()
+
+
+def test_each_warning_is_also_a_code_with_values_that_fill_its_template():
+    # int8 training on a GPU with no price, too large for one 4090: several notes at once.
+    result = estimate(Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1, precision="int8"), CATALOG)
+    codes = [note.code for note in result.notes]
+    assert {"not_training_format", "training_does_not_fit", "inference_does_not_fit_none"} <= set(codes)
+    assert [note.text for note in result.notes] == list(result.warnings)
+    assert all(note.template.format(**note.values) == note.text for note in result.notes)
+    assert result.to_dict()["notes"][0] == {"code": codes[0], "values": dict(result.notes[0].values)}

@@ -101,13 +101,13 @@ def test_a_gpu_without_a_price_gives_no_costs_and_says_so():
     assert result.training_usd is None and result.serving_usd_per_month is None
     assert result.break_even_month is None
     assert result.api_usd_per_month is not None
-    assert any("no price is known" in note for note in result.notes)
+    assert any("no price is known" in note.text for note in result.notes)
 
 
 def test_training_that_does_not_fit_has_no_cost_and_a_plain_note():
     result = _costs(Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1))
     assert result.training_usd is None and result.training_time_s is None
-    assert any(note.startswith("training does not fit on 1 card:") for note in result.notes)
+    assert any(note.text.startswith("training does not fit on 1 card:") for note in result.notes)
 
 
 @pytest.mark.parametrize(("tokens_per_day", "months"), [(0, 12), (-1.0, 12), (math.nan, 12), (1e9, 0), (1e9, 1.5)])

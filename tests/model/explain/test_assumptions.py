@@ -4,7 +4,7 @@ import dataclasses
 
 from model import Scenario, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies
-from model.explain import assumptions, range_multipliers
+from model.explain import ASSUMPTION_TEXTS, assumptions, range_multipliers
 
 CATALOG = default_catalog()
 
@@ -74,3 +74,20 @@ def test_the_range_sets_move_every_family_the_right_way():
     assert optimistic["overheads"] < 1 < pessimistic["overheads"]
     ranges = [row for row in assumptions(Scenario(), CATALOG) if row.kind == "range"]
     assert [row.name for row in ranges] == ["Optimistic set", "Pessimistic set"]
+
+
+def test_each_value_and_note_is_its_template_filled_so_an_interface_can_translate_it():
+    scenarios = [
+        Scenario(),
+        Scenario(precision="fp8", gpu="a100-sxm-80gb"),
+        Scenario(precision="int4", finetune="lora"),
+        Scenario(gpu="h20"),
+        Scenario(gpu="h20", price_per_gpu_hour=2.0),
+        Scenario(model="deepseek-v3", cards=256, precision="fp8"),
+        Scenario(model="llama-3.1-405b", cards=1024, recompute="full"),
+    ]
+    for scenario in scenarios:
+        for row in assumptions(scenario, CATALOG):
+            assert row.value == row.value_template.format(**row.fields), row
+            assert row.note == row.note_template.format(**row.fields), row
+            assert row.kind == "efficiency" or row.name in ASSUMPTION_TEXTS, row.name

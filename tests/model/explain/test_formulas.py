@@ -33,6 +33,12 @@ def test_every_formula_has_a_source_a_use_and_an_equation(formula):
 
 
 @pytest.mark.parametrize("formula", FORMULAS, ids=lambda f: f.name)
+def test_every_formula_says_its_use_as_a_template_filled_with_its_figures(formula):
+    assert formula.used_for == formula.used_for_template.format(**formula.fields)
+    assert formula.template or not formula.fields
+
+
+@pytest.mark.parametrize("formula", FORMULAS, ids=lambda f: f.name)
 def test_every_formula_names_code_that_exists(formula):
     assert _resolve(formula.code) is not None
 
