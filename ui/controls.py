@@ -18,7 +18,7 @@ from model.analyses.verdict import GOALS
 from model.precision import PRECISIONS
 from model.units import parse_quantity
 from model.validation import KINDS
-from ui.i18n import DEFAULT_LANGUAGE, LANGUAGE_KEY, LANGUAGES
+from ui.i18n import DEFAULT_LANGUAGE, LANGUAGE_KEY, LANGUAGES, tr, translatable
 from ui.linked import LINKED_KEYS
 
 __all__ = [
@@ -109,6 +109,10 @@ def format_tokens(value: float) -> str:
     return f"{value:.6g}"
 
 
+class NotAllowedError(ValueError):
+    """A value a control refuses, with what it allows (in the visit's language)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Control:
     """One URL-bound control: ``parse`` raises ValueError with what is allowed."""
@@ -124,8 +128,8 @@ def _choice(options: Callable[[], Mapping[str, Any] | tuple[str, ...]]) -> Calla
     def parse(text: str) -> str:
         allowed = options()
         if text not in allowed:
-            shown = ", ".join(list(allowed)[:8])
-            raise ValueError(f"one of {shown}{', ...' if len(allowed) > 8 else ''}")
+            shown = ", ".join(list(allowed)[:8]) + (", ..." if len(allowed) > 8 else "")
+            raise NotAllowedError(tr("one of {values}", values=shown))
         return text
 
     return parse
@@ -135,7 +139,7 @@ def _on_grid(grid: tuple[float, ...], scale: float, label: Callable[[float], str
     def parse(text: str) -> float:
         value = parse_quantity(text) / scale
         if not grid[0] <= value <= grid[-1]:
-            raise ValueError(f"a value from {label(grid[0])} to {label(grid[-1])}")
+            raise NotAllowedError(tr("a value from {low} to {high}", low=label(grid[0]), high=label(grid[-1])))
         return min(grid, key=lambda step: abs(math.log(step / value)))
 
     return parse
@@ -145,7 +149,7 @@ def _integer(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         value = parse_quantity(text)
         if value != int(value) or not low <= value <= high:
-            raise ValueError(f"a whole number from {low:,} to {high:,}")
+            raise NotAllowedError(tr("a whole number from {low} to {high}", low=f"{low:,}", high=f"{high:,}"))
         return int(value)
 
     return parse
@@ -155,7 +159,7 @@ def _number(low: float, high: float) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = parse_quantity(text)
         if not low <= value <= high:
-            raise ValueError(f"a number from {low:g} to {high:g}")
+            raise NotAllowedError(tr("a number from {low} to {high}", low=f"{low:g}", high=f"{high:g}"))
         return value
 
     return parse
@@ -193,7 +197,7 @@ def _prices() -> tuple[str, ...]:
 
 def _precision(text: str) -> str:
     if text not in PRECISIONS:
-        raise ValueError(f"one of {', '.join(PRECISIONS)}")
+        raise NotAllowedError(tr("one of {values}", values=", ".join(PRECISIONS)))
     return text
 
 
@@ -205,12 +209,12 @@ def _card_count(text: str) -> int:
 def _tokens(text: str) -> float:
     value = parse_quantity(text)
     if value != 0 and not 1e6 <= value <= 1e16:
-        raise ValueError("a count from 1M to 10000T, such as 2T or 15e12; 0 for auto")
+        raise NotAllowedError(tr("a count from 1M to 10000T, such as 2T or 15e12; 0 for auto"))
     return value
 
 
 def _price_text(value: float | None) -> str:
-    return "the catalog's" if value is None else f"{value:.6g}"
+    return tr("the catalog's") if value is None else f"{value:.6g}"
 
 
 def _big_number(value: float) -> str:
@@ -219,55 +223,55 @@ def _big_number(value: float) -> str:
 
 _ALL = (
     # The language (without it in the link, the browser's language decides: ui.sidebar.init_state).
-    Control(LANGUAGE_KEY, "Language", DEFAULT_LANGUAGE, _choice(lambda: tuple(LANGUAGES))),
+    Control(LANGUAGE_KEY, translatable("Language"), DEFAULT_LANGUAGE, _choice(lambda: tuple(LANGUAGES))),
     # The sidebar scenario.
-    Control("goal", "Goal", "serve", _choice(lambda: GOAL_OPTIONS)),
-    Control("model", "Model", "llama-3.1-8b", _choice(_models)),
-    Control("params", "Parameters", 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
-    Control("precision", "Precision", "bf16", _precision),
-    Control("gpu", "GPU", "h100-sxm", _choice(_gpus)),
-    Control("cards", "Cards", 8, _card_count),
-    Control("link", "Interconnect", AUTO, _choice(_interconnects)),
-    Control("net", "Network", AUTO, _choice(_networks)),
-    Control("finetune", "Fine-tuning method", "lora", _choice(lambda: FINETUNE_OPTIONS)),
-    Control("rank", "LoRA rank", 16, _integer(1, 1024)),
+    Control("goal", translatable("Goal"), "serve", _choice(lambda: GOAL_OPTIONS)),
+    Control("model", translatable("Model"), "llama-3.1-8b", _choice(_models)),
+    Control("params", translatable("Parameters"), 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
+    Control("precision", translatable("Precision"), "bf16", _precision),
+    Control("gpu", translatable("GPU"), "h100-sxm", _choice(_gpus)),
+    Control("cards", translatable("Cards"), 8, _card_count),
+    Control("link", translatable("Interconnect"), AUTO, _choice(_interconnects)),
+    Control("net", translatable("Network"), AUTO, _choice(_networks)),
+    Control("finetune", translatable("Fine-tuning method"), "lora", _choice(lambda: FINETUNE_OPTIONS)),
+    Control("rank", translatable("LoRA rank"), 16, _integer(1, 1024)),
     # Prices: renting at a rate (the catalog's unless typed) or owning the cards.
-    Control("pricing", "Pricing", "rent", _choice(lambda: PRICING_OPTIONS)),
-    Control("price", "Price per GPU-hour", None, _number(0, 10_000), _price_text),
-    Control("years", "Years of use", 3.0, _number(0.5, 15), _big_number),
-    Control("kwh", "Electricity price", 0.10, _number(0, 2), _big_number),
-    Control("pue", "PUE", 1.3, _number(1, 3), _big_number),
+    Control("pricing", translatable("Pricing"), "rent", _choice(lambda: PRICING_OPTIONS)),
+    Control("price", translatable("Price per GPU-hour"), None, _number(0, 10_000), _price_text),
+    Control("years", translatable("Years of use"), 3.0, _number(0.5, 15), _big_number),
+    Control("kwh", translatable("Electricity price"), 0.10, _number(0, 2), _big_number),
+    Control("pue", translatable("PUE"), 1.3, _number(1, 3), _big_number),
     # Workload, shared by the pages that use it.
-    Control("prompt", "Prompt tokens", 1024, _integer(1, 1_000_000)),
-    Control("output", "Output tokens", 256, _integer(1, 1_000_000)),
-    Control("batch", "Concurrent sequences", 32, _integer(1, 100_000)),
-    Control("tokens", "Training tokens", 0.0, _tokens, format_tokens),
-    Control("util", "Utilisation", 0.7, _number(0.01, 1.0), _big_number),
+    Control("prompt", translatable("Prompt tokens"), 1024, _integer(1, 1_000_000)),
+    Control("output", translatable("Output tokens"), 256, _integer(1, 1_000_000)),
+    Control("batch", translatable("Concurrent sequences"), 32, _integer(1, 100_000)),
+    Control("tokens", translatable("Training tokens"), 0.0, _tokens, format_tokens),
+    Control("util", translatable("Utilisation"), 0.7, _number(0.01, 1.0), _big_number),
     # Training vs inference cost.
-    Control("traffic", "Tokens served per day", 1e9, _number(1e3, 1e15), _big_number),
-    Control("months", "Months", 24, _integer(1, 120)),
-    Control("api", "API price to compare", AUTO, _choice(_prices)),
+    Control("traffic", translatable("Tokens served per day"), 1e9, _number(1e3, 1e15), _big_number),
+    Control("months", translatable("Months"), 24, _integer(1, 120)),
+    Control("api", translatable("API price to compare"), AUTO, _choice(_prices)),
     # VRAM.
-    Control("zero", "ZeRO stage", AUTO, _choice(lambda: ZERO_OPTIONS)),
-    Control("tp", "Tensor parallel", AUTO, _choice(lambda: TP_OPTIONS)),
-    Control("recompute", "Recomputation", AUTO, _choice(lambda: RECOMPUTE_OPTIONS)),
-    Control("micro", "Micro-batch", AUTO, _choice(lambda: MICRO_BATCH_OPTIONS)),
-    Control("seq", "Training sequence length", 4096, _integer(128, 1_000_000)),
+    Control("zero", translatable("ZeRO stage"), AUTO, _choice(lambda: ZERO_OPTIONS)),
+    Control("tp", translatable("Tensor parallel"), AUTO, _choice(lambda: TP_OPTIONS)),
+    Control("recompute", translatable("Recomputation"), AUTO, _choice(lambda: RECOMPUTE_OPTIONS)),
+    Control("micro", translatable("Micro-batch"), AUTO, _choice(lambda: MICRO_BATCH_OPTIONS)),
+    Control("seq", translatable("Training sequence length"), 4096, _integer(128, 1_000_000)),
     # Tokens per second.
-    Control("target", "Latency target (ms per token)", 50.0, _number(1, 10_000), _big_number),
-    Control("draft", "Speculative decoding", "off", _choice(lambda: DRAFT_OPTIONS)),
-    Control("accept", "Draft acceptance", 0.8, _number(0.5, 0.95), _big_number),
+    Control("target", translatable("Latency target (ms per token)"), 50.0, _number(1, 10_000), _big_number),
+    Control("draft", translatable("Speculative decoding"), "off", _choice(lambda: DRAFT_OPTIONS)),
+    Control("accept", translatable("Draft acceptance"), 0.8, _number(0.5, 0.95), _big_number),
     # Sections of the Method and GPU anatomy pages (one is drawn at a time).
     # The Plan page's targets.
-    Control("plan_goal", "Plan for", "serve", _choice(lambda: PLAN_GOALS)),
-    Control("plan_tps", "Output tokens per second", 5000.0, _number(1e-3, 1e12), _big_number),
-    Control("plan_tpot", "Time per output token (ms)", 50.0, _number(1e-3, 1e7), _big_number),
-    Control("plan_ttft", "Time to first token (ms, 0: none)", 0.0, _number(0, 1e8), _big_number),
-    Control("plan_days", "Days to train", 30.0, _number(1e-3, 1e5), _big_number),
-    Control("plan_budget", "Budget (USD, 0: none)", 0.0, _number(0, 1e13), _big_number),
-    Control("method_view", "Method section", "assumptions", _choice(lambda: METHOD_VIEWS)),
-    Control("anatomy_view", "Anatomy section", "hierarchy", _choice(lambda: ANATOMY_VIEWS)),
-    Control("val_kind", "Measurements shown", "all", _choice(lambda: VALIDATION_KINDS)),
+    Control("plan_goal", translatable("Plan for"), "serve", _choice(lambda: PLAN_GOALS)),
+    Control("plan_tps", translatable("Output tokens per second"), 5000.0, _number(1e-3, 1e12), _big_number),
+    Control("plan_tpot", translatable("Time per output token (ms)"), 50.0, _number(1e-3, 1e7), _big_number),
+    Control("plan_ttft", translatable("Time to first token (ms, 0: none)"), 0.0, _number(0, 1e8), _big_number),
+    Control("plan_days", translatable("Days to train"), 30.0, _number(1e-3, 1e5), _big_number),
+    Control("plan_budget", translatable("Budget (USD, 0: none)"), 0.0, _number(0, 1e13), _big_number),
+    Control("method_view", translatable("Method section"), "assumptions", _choice(lambda: METHOD_VIEWS)),
+    Control("anatomy_view", translatable("Anatomy section"), "hierarchy", _choice(lambda: ANATOMY_VIEWS)),
+    Control("val_kind", translatable("Measurements shown"), "all", _choice(lambda: VALIDATION_KINDS)),
 )
 CONTROLS: dict[str, Control] = {control.key: control for control in _ALL}
 
@@ -289,23 +293,23 @@ def load_from_url(query: Mapping[str, list[str]]) -> tuple[dict[str, Any], list[
         if key in STREAMLIT_KEYS or key in LINKED_KEYS:
             continue
         if control is None:
-            warnings.append(f"ignored the unknown link setting {key[:30]!r}")
+            warnings.append(tr("ignored the unknown link setting {key}", key=repr(key[:30])))
             continue
         if not texts:
             continue
+        label, kept = tr(control.label), control.format(control.default)
         if len(texts) > 1:
-            warnings.append(f"{control.label}: given {len(texts)} times; used the last")
+            warnings.append(tr("{label}: given {n} times; used the last", label=label, n=str(len(texts))))
         text = texts[-1].strip()
         if len(text) > MAX_VALUE_LENGTH:
-            warnings.append(f"{control.label}: the value is too long; kept {control.format(control.default)}")
+            warnings.append(tr("{label}: the value is too long; kept {kept}", label=label, kept=kept))
             continue
         try:
             values[key] = control.parse(text)
         except ValueError as error:
-            allowed = str(error) if str(error).startswith(("one of", "a ")) else "a valid value"
-            warnings.append(
-                f"{control.label}: {text[:40]!r} is not allowed ({allowed}); kept {control.format(control.default)}"
-            )
+            allowed = str(error) if isinstance(error, NotAllowedError) else tr("a valid value")
+            refused = {"label": label, "text": repr(text[:40]), "allowed": allowed, "kept": kept}
+            warnings.append(tr("{label}: {text} is not allowed ({allowed}); kept {kept}", **refused))
     return values, warnings
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+from model.units import format_usd
 from ui.i18n import tr
 
 __all__ = [
     "billions",
     "bytes_gb",
+    "dollars",
     "duration",
     "milliseconds",
     "per_second",
@@ -91,3 +93,8 @@ def percent(value: float | None) -> str:
         return tr("n/a")
     assert value is not None
     return f"{value:.0%}"
+
+
+def dollars(value: float | None) -> str:
+    """Format US dollars as the engine does ('$1.20M', '$4.30'), 'n/a' in the visit's language when unknown."""
+    return tr("n/a") if _missing(value) else format_usd(value)

@@ -65,15 +65,22 @@ def current_price(gpu_id: str) -> PriceQuote:
         if owned.usd_per_gpu_hour is not None:
             return owned
         rented = rental_price(gpu, market_rent_ratio())  # a TPU is not sold: its rental rate stands in
-        return rented._replace(note=f"{owned.note}; the rental rate is used ({rented.note})")
+        said = tr("{owned}; the rental rate is used ({rented})", owned=_said(owned), rented=_said(rented))
+        return rented._replace(note=said, template="")  # said in the visit's language already
     if state["price"] is not None:
-        return PriceQuote(float(state["price"]), "given", "typed")
+        return PriceQuote(float(state["price"]), "given", tr("typed"))
     return rental_price(gpu, market_rent_ratio())
 
 
 def price_caption(gpu_name: str, quote: PriceQuote) -> str:
     """Say what a GPU-hour costs and where the figure comes from."""
     if quote.usd_per_gpu_hour is None:
-        return f"No price known for {gpu_name}: {quote.note}."
-    note = quote.note.replace("$", r"\$")  # our own sentence: only the dollar sign would turn into LaTeX
-    return f"{gpu_name}: **${quote.usd_per_gpu_hour:,.2f} per GPU-hour**, {note}."
+        return tr("No price known for {gpu}: {note}.", gpu=gpu_name, note=_said(quote))
+    note = _said(quote).replace("$", r"\$")  # our own sentence: only the dollar sign would turn into LaTeX
+    price = tr("{price} per GPU-hour", price=f"${quote.usd_per_gpu_hour:,.2f}")
+    return tr("{gpu}: **{price}**, {note}.", gpu=gpu_name, price=price, note=note)
+
+
+def _said(quote: PriceQuote) -> str:
+    """Return where a price comes from in the visit's language (the engine's note is English)."""
+    return tr(quote.template, **dict(quote.values)) if quote.template else quote.note

@@ -76,11 +76,12 @@ def init_state() -> None:
     state = st.session_state
     if _LOADED not in state:
         query = {key: st.query_params.get_all(key) for key in st.query_params}
+        # The language first, so the link's warnings are in it; without one, the browser's decides.
+        asked = (query.get(LANGUAGE_KEY) or [""])[-1]
+        state[LANGUAGE_KEY] = asked if asked in LANGUAGES else language_from_locale(st.context.locale)
         # Rows first: the link's model or GPU may be one of them.
         warnings = _load_linked(take_linked(query))
         values, control_warnings = load_from_url(query)
-        if LANGUAGE_KEY not in values:  # a link without a language: the browser's decides
-            values[LANGUAGE_KEY] = language_from_locale(st.context.locale)
         for key, value in values.items():
             state[key] = value
         state[_WARNINGS] = warnings + control_warnings
@@ -98,16 +99,16 @@ def _load_linked(linked: dict[str, str]) -> list[str]:
     warnings = []
     if ROWS_KEY in linked:
         try:
-            accepted, message = add_document(unpack(linked[ROWS_KEY]), "the link's rows")
+            accepted, message = add_document(unpack(linked[ROWS_KEY]), tr("the link's rows"))
         except ValueError as error:
-            accepted, message = False, f"the link's rows: {error}"
+            accepted, message = False, tr("the link's rows: {error}", error=str(error))
         if not accepted:
-            warnings.append(f"added rows not loaded: {message}")
+            warnings.append(tr("added rows not loaded: {message}", message=message))
     if SAVED_LINK_KEY in linked:
         try:
             kept, dropped = saved_from_link(unpack(linked[SAVED_LINK_KEY]), session_catalog(), MAX_SAVED)
         except ValueError as error:
-            kept, dropped = [], [f"saved scenarios: {error}"]
+            kept, dropped = [], [tr("saved scenarios: {error}", error=str(error))]
         restore_saved(kept)
         warnings += dropped
     return warnings

@@ -8,6 +8,8 @@ from typing import Any, Literal
 import pandas as pd
 import streamlit as st
 
+from ui.i18n import current_language, use_language
+
 __all__ = ["csv_button", "csv_text"]
 
 
@@ -28,10 +30,19 @@ def csv_button(
     key: str,
     width: Literal["content", "stretch"] = "content",
 ) -> None:
-    """Offer a table as a CSV download; the rows are built only when the button is pressed."""
+    """Offer a table as a CSV download; the rows are built only when the button is pressed.
+
+    Streamlit builds them after the run, outside the visit's language: it is bound here.
+    """
+    language = current_language()
+
+    def text() -> str:
+        with use_language(language):
+            return csv_text(rows())
+
     st.download_button(
         label,
-        data=lambda: csv_text(rows()),
+        data=text,
         file_name=file_name,
         mime="text/csv",
         on_click="ignore",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
 from model import Estimate
 from ui.i18n import tr
 
-__all__ = ["escape_markdown", "likely_text", "range_text", "span"]
+__all__ = ["escape_markdown", "likely_text", "listed", "range_text", "sentences", "span"]
 
 _MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()<>#+-.!|$~:")
 
@@ -44,3 +47,13 @@ def span(low: str, high: str) -> str:
     if low_number and high_number and low_unit == high_unit:
         return f"{low_number}–{high}"
     return f"{low}–{high}"
+
+
+def sentences(parts: Sequence[str]) -> str:
+    """Join sentences as the visit's language does: with a space in English, none in Chinese."""
+    return functools.reduce(lambda first, second: tr("{first} {second}", first=first, second=second), parts)
+
+
+def listed(parts: Sequence[str]) -> str:
+    """Join items with the visit's list comma: 'a, b, c' in English, 'a，b，c' in Chinese."""
+    return functools.reduce(lambda first, second: tr("{first}, {second}", first=first, second=second), parts)

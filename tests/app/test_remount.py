@@ -17,6 +17,7 @@ from ui.controls import CONTROLS
 
 # One value away from its default for every control but the custom-size slider (tested below).
 AWAY_FROM_DEFAULTS = {
+    "lang": "zh",
     "goal": "finetune",
     "finetune": "qlora",
     "rank": "32",

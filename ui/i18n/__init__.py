@@ -18,7 +18,7 @@ import contextlib
 import contextvars
 import functools
 from collections.abc import Iterator
-from pathlib import Path
+from importlib import resources
 from typing import Final
 
 import yaml
@@ -40,7 +40,6 @@ LANGUAGES: Final[dict[str, str]] = {"en": "English", "zh": "中文"}
 DEFAULT_LANGUAGE: Final = "en"
 LANGUAGE_KEY: Final = "lang"
 """The session-state and URL key of the chosen language."""
-_DIR = Path(__file__).parent
 _FORCED: contextvars.ContextVar[str | None] = contextvars.ContextVar("forced_language", default=None)
 
 
@@ -54,9 +53,10 @@ def catalogue(language: str) -> dict[str, str]:
     if language == DEFAULT_LANGUAGE:
         return {}
     merged: dict[str, str] = {}
-    for path in sorted((_DIR / language).glob("*.yaml")):
-        with path.open(encoding="utf-8") as handle:
-            rows = yaml.safe_load(handle) or {}
+    # The package's own files (never a path from a visitor): ui/i18n/<language>/*.yaml.
+    files = [item for item in resources.files(__name__).joinpath(language).iterdir() if item.name.endswith(".yaml")]
+    for path in sorted(files, key=lambda item: item.name):
+        rows = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if not isinstance(rows, dict):
             raise ValueError(f"{path.name}: expected a mapping of English text to its translation")
         for key, value in rows.items():

@@ -14,16 +14,45 @@ __all__ = ["ENGINE_TEXTS", "engine_texts"]
 
 
 def _method_texts() -> Iterable[str]:
-    """The Method page's formulas and assumptions (names, explanations, templates)."""
-    return ()
+    """The Method page's formulas and assumptions (names, explanations, templates), and the seed claims' topics.
+
+    A seed claim's stated figures are listed when they have words ("34 days", "40 or 80 GB"), not when they are only
+    figures and units ("32 GB, 125 TFLOPS"): those are shown as they are.
+    """
+    import re
+
+    from model.explain import ASSUMPTION_TEXTS, FORMULA_GROUPS, FORMULAS
+    from model.seeds import SEED_CLAIMS
+
+    formulas = (text for formula in FORMULAS for text in (formula.name, formula.used_for_template))
+    claimed = (claim.claimed for claim in SEED_CLAIMS if re.search(r"\b[a-z]{2,}\b", claim.claimed))
+    return (*FORMULA_GROUPS, *formulas, *ASSUMPTION_TEXTS, *(claim.topic for claim in SEED_CLAIMS), *claimed)
 
 
 def _note_texts() -> Iterable[str]:
     """The estimate's notes (warnings) and the price notes, as templates."""
-    return ()
+    from model.pricing import QUOTE_TEMPLATES
+    from model.results import NOTES
+
+    return (*NOTES.values(), *QUOTE_TEMPLATES)
 
 
-ENGINE_TEXTS: tuple[Callable[[], Iterable[str]], ...] = (_method_texts, _note_texts)
+def _plan_texts() -> Iterable[str]:
+    """Why the planner leaves a GPU out, as templates."""
+    from model.analyses.exclusions import REASONS
+
+    return REASONS.values()
+
+
+def _anatomy_texts() -> Iterable[str]:
+    """The GPU anatomy's level names, figure sources, notes and link roles, as templates; the seed rows' notes."""
+    from model.analyses.anatomy import PHRASES
+    from model.analyses.generations import SEED_GENERATIONS
+
+    return (*PHRASES.values(), *(seed.note for seed in SEED_GENERATIONS.values()))
+
+
+ENGINE_TEXTS: tuple[Callable[[], Iterable[str]], ...] = (_method_texts, _note_texts, _plan_texts, _anatomy_texts)
 
 
 def engine_texts() -> set[str]:
