@@ -7,6 +7,7 @@ from ui.charts import show_chart
 from ui.charts.anatomy import generations_chart, hierarchy_chart, links_chart
 from ui.controls import ANATOMY_VIEWS
 from ui.format import bytes_gb
+from ui.i18n import tr, translatable
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.rows import anatomy as rows
@@ -22,49 +23,59 @@ weights = result.inference.memory_per_gpu.weights
 connections = links(result.resolved, catalog)
 lineup = generations(catalog)
 
-st.title(f"Inside the {chip_name}")
+st.title(tr("Inside the {chip}", chip=chip_name))
 st.markdown(rows.hierarchy_takeaway(hierarchy, chip_name))
 metrics = rows.chip_metrics(chip_summary(gpu, scenario.precision))
 for column, (label, value, help_text) in zip([*st.columns(3), *st.columns(3)], metrics, strict=True):
     column.metric(label, value, border=True, help=help_text)
 
-_LABELS = {"hierarchy": "Memory hierarchy", "links": "Links", "generations": "Generations: V100 → B200"}
+_LABELS = {
+    "hierarchy": translatable("Memory hierarchy"),
+    "links": translatable("Links"),
+    "generations": translatable("Generations: V100 → B200"),
+}
 view = st.segmented_control(
-    "Section",
+    tr("Section"),
     ANATOMY_VIEWS,
     default=held_value("anatomy_view", ANATOMY_VIEWS),
-    format_func=_LABELS.get,
+    format_func={key: tr(label) for key, label in _LABELS.items()}.get,  # bound now: AppTest calls it after the run
     key="anatomy_view",
     required=True,
     persist_state="session",
 )
 if view == "hierarchy":
     st.markdown(
-        "**Capacity against bandwidth**, fastest level first: the seed's picture is a line falling to the right."
+        tr("**Capacity against bandwidth**, fastest level first: the seed's picture is a line falling to the right.")
     )
     show_chart(hierarchy_chart, points=rows.hierarchy_points(hierarchy))
     st.caption(
-        f"{result.inputs['model_name']} in {scenario.precision} keeps {bytes_gb(weights)} of weights on each card. "
-        "Reading them once takes bytes ÷ bandwidth: the seeds' rule for the time of one generated token."
+        tr(
+            "{model} in {precision} keeps {weights} of weights on each card. "
+            "Reading them once takes bytes ÷ bandwidth: the seeds' rule for the time of one generated token.",
+            model=result.inputs["model_name"],
+            precision=scenario.precision,
+            weights=bytes_gb(weights),
+        )
     )
     st.dataframe(rows.hierarchy_table(hierarchy, read_times(hierarchy, weights)), hide_index=True)
-    for note in hierarchy.notes:
-        st.caption(note)
-    with st.expander("Where the bandwidth figures come from"):
-        for level in hierarchy.levels:
-            if level.source:
-                st.markdown(f"- **{level.name}**: {level.source}")
+    for remark in hierarchy.remarks:
+        st.caption(rows.worded(remark))
+    with st.expander(tr("Where the bandwidth figures come from")):
+        for line in rows.source_lines(hierarchy):
+            st.markdown(line)
 elif view == "links":
     st.markdown(rows.links_takeaway(connections))
     show_chart(links_chart, bars=rows.link_bars(connections))
-    st.caption("Per GPU and per direction, what a ring collective can use; vendors quote both directions added.")
+    st.caption(tr("Per GPU and per direction, what a ring collective can use; vendors quote both directions added."))
     st.dataframe(rows.link_table(connections), hide_index=True)
 else:
     st.markdown(rows.generations_takeaway(generation_growth(lineup)))
     show_chart(generations_chart, lines=rows.generation_lines(lineup), seed=rows.generation_seed_points(lineup))
     st.caption(
-        "Filled points: the catalog, one card per generation. Hollow diamonds: the seed article's table "
-        "(it gives no bandwidth). The table adds A100 40GB and B100 and marks where the seed agrees (✓)."
+        tr(
+            "Filled points: the catalog, one card per generation. Hollow diamonds: the seed article's table "
+            "(it gives no bandwidth). The table adds A100 40GB and B100 and marks where the seed agrees (✓)."
+        )
     )
     st.dataframe(rows.generation_table(lineup), hide_index=True)
     st.markdown(rows.seed_notes(lineup))

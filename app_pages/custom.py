@@ -16,6 +16,7 @@ from ui.forms import (
     name_the_field,
     render_fields,
 )
+from ui.i18n import tr
 from ui.text import escape_markdown
 
 RESULT = "_add_result"
@@ -27,7 +28,8 @@ def add_from_form(kind: str) -> None:
     """Build one row from the submitted form and keep it (runs before the next script run)."""
     fields, build = (GPU_FIELDS, gpu_document) if kind == "GPU" else (MODEL_FIELDS, model_document)
     values = form_values(fields, st.session_state, f"add_{kind.lower()}_")
-    accepted, message = add_document(build(**values), f"the {kind} form")
+    form = tr("the GPU form") if kind == "GPU" else tr("the Model form")
+    accepted, message = add_document(build(**values), form)
     st.session_state[RESULT] = accepted, name_the_field(message, fields)
 
 
@@ -52,31 +54,38 @@ def add_from_hf_config() -> None:
 
 
 catalog = session_catalog()
-st.title("Add a GPU or model")
+st.title(tr("Add a GPU or model"))
 st.markdown(
-    "Rows you add are kept **for this visit**: they join the sidebar's GPU and Model lists and every page, "
-    "and nothing else changes. A row with a bad field is refused with the field named."
+    tr(
+        "Rows you add are kept **for this visit**: they join the sidebar's GPU and Model lists and every page, "
+        "and nothing else changes. A row with a bad field is refused with the field named."
+    )
 )
 
-gpu_tab, model_tab, hf_tab, upload_tab = st.tabs(["GPU", "Model", "Hugging Face config.json", "Upload YAML"])
+gpu_tab, model_tab, hf_tab, upload_tab = st.tabs(["GPU", tr("Model"), "Hugging Face config.json", tr("Upload YAML")])
 for tab, kind, fields, button in (
-    (gpu_tab, "GPU", GPU_FIELDS, "Add this GPU"),
-    (model_tab, "Model", MODEL_FIELDS, "Add this model"),
+    (gpu_tab, "GPU", GPU_FIELDS, tr("Add this GPU")),
+    (model_tab, "Model", MODEL_FIELDS, tr("Add this model")),
 ):
     with tab, st.form(f"add_{kind.lower()}_form"):
         render_fields(fields, f"add_{kind.lower()}_", catalog)
         st.form_submit_button(button, on_click=add_from_form, args=(kind,), type="primary")
 with hf_tab:
-    st.text_input("Name", key=HF_NAME, max_chars=80, placeholder="e.g. My fine-tuned Llama")
+    st.text_input(tr("Name"), key=HF_NAME, max_chars=80, placeholder=tr("e.g. My fine-tuned Llama"))
     st.text_area(
-        "Paste config.json", key=HF_TEXT, height=160, placeholder='{"model_type": "llama", "hidden_size": 4096, ...}'
+        tr("Paste config.json"),
+        key=HF_TEXT,
+        height=160,
+        placeholder='{"model_type": "llama", "hidden_size": 4096, ...}',
     )
-    st.file_uploader("or upload it", type=["json"], key=HF_FILE)
-    st.button("Add this model", key="add_hf_button", on_click=add_from_hf_config, type="primary")
-    st.caption("Read here, never fetched: layers, width, heads, KV heads, MLP, vocabulary, context, experts and MLA.")
+    st.file_uploader(tr("or upload it"), type=["json"], key=HF_FILE)
+    st.button(tr("Add this model"), key="add_hf_button", on_click=add_from_hf_config, type="primary")
+    st.caption(
+        tr("Read here, never fetched: layers, width, heads, KV heads, MLP, vocabulary, context, experts and MLA.")
+    )
 with upload_tab:
     st.file_uploader(
-        "A YAML file of gpus: and/or models: rows (the format below)",
+        tr("A YAML file of gpus: and/or models: rows (the format below)"),
         type=["yaml", "yml"],
         key=UPLOAD,
         on_change=add_from_upload,
@@ -85,16 +94,19 @@ with upload_tab:
 if RESULT in st.session_state:
     accepted, message = st.session_state.pop(RESULT)
     if accepted:
-        st.success(f"Done: {escape_markdown(message)}. Pick it in the sidebar.", icon=":material/check_circle:")
+        st.success(
+            tr("Done: {message}. Pick it in the sidebar.", message=escape_markdown(message)),
+            icon=":material/check_circle:",
+        )
     else:
-        st.error(f"Not added: {escape_markdown(message)}", icon=":material/error:")
+        st.error(tr("Not added: {message}", message=escape_markdown(message)), icon=":material/error:")
 
-st.subheader("Added this visit", divider="gray")
+st.subheader(tr("Added this visit"), divider="gray")
 rows = added_rows(catalog)
 if rows:
-    st.dataframe(rows, hide_index=True, column_config={"summary": "What it is"})
+    st.dataframe(rows, hide_index=True, column_config={tr("summary"): tr("What it is")})
     st.download_button(
-        "Download your rows (YAML) to upload next time",
+        tr("Download your rows (YAML) to upload next time"),
         data=st.session_state[USER_CATALOG_KEY],
         file_name="my_catalog.yaml",
         mime="application/yaml",
@@ -102,7 +114,7 @@ if rows:
         icon=":material/download:",
     )
 else:
-    st.caption("Nothing yet.")
+    st.caption(tr("Nothing yet."))
 
-with st.expander("Example YAML for an upload (several rows allowed)"):
+with st.expander(tr("Example YAML for an upload (several rows allowed)")):
     st.code(EXAMPLE_YAML, language="yaml")

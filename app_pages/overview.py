@@ -10,11 +10,13 @@ from ui.charts.memory import memory_breakdown_chart
 from ui.charts.overview import token_time_chart
 from ui.controls import CONTROLS, format_tokens
 from ui.format import bytes_gb, duration, milliseconds, percent, short_milliseconds
+from ui.i18n import tr
+from ui.notes import FIT_NOTES, note_lines
 from ui.page import estimate_or_stop
 from ui.page import show_verdict as show_goal_verdict
 from ui.rows.layout import training_layout_text
 from ui.rows.memory import capacity_row, memory_rows
-from ui.rows.overview import NOT_RUN, token_time_rows, tokens_caption
+from ui.rows.overview import NOT_RUN, also_heading, bound_text, regime_text, token_time_rows, tokens_caption
 from ui.rows.verdict import GOAL_NOUNS, verdict_reason
 from ui.sidebar import current_goal, current_scenario
 from ui.text import escape_markdown, likely_text, range_text
@@ -30,9 +32,12 @@ training_goal = "pretrain" if goal == "serve" else goal
 serving_verdict = goal_verdict(scenario, "serve", catalog)
 training_verdict = goal_verdict(scenario, training_goal, catalog)
 QUIET = {"delta_color": "off", "delta_arrow": "off"}
-RANGE_NOTE = " The likely range moves every efficiency together (Method page, Validation page)."
+RANGE_NOTE = tr(" The likely range moves every efficiency together (Method page, Validation page).")
+PRICE_SOURCE = tr("(sidebar: Price of a GPU-hour)")
 
-st.title(f"{one.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
+st.title(
+    tr("{model} on {cards} × {gpu}", model=one.inputs["model_name"], cards=f"{scenario.cards:,}", gpu=gpu.short_name)
+)
 
 
 def show_verdict(verdict, primary: bool) -> None:
@@ -48,7 +53,7 @@ def figure(column, label: str, runs: bool, reason: str, value: str, delta: str, 
         (delta or None) if runs else None,
         **QUIET,
         border=border,
-        help=help_text if runs else f"Cannot run: {reason}.",
+        help=help_text if runs else tr("Cannot run: {reason}.", reason=reason),
     )
 
 
@@ -56,36 +61,47 @@ def serving_section(primary: bool) -> None:
     """Serving's verdict and figures; a dash with the reason for each figure when it cannot run."""
     runs = serving_verdict.runs
     reason = verdict_reason(serving_verdict, gpu.short_name, scenario.precision)
-    st.subheader("Serving" if primary else "Also: serving", divider="gray")
+    noun = tr(GOAL_NOUNS["serve"])
+    st.subheader(noun if primary else also_heading(noun), divider="gray")
     show_verdict(serving_verdict, primary)
     c1, c2, c3, c4 = st.columns(4)
     figure(
-        c1, "Per token, 1 user", runs, reason, milliseconds(single.tpot_s),
+        c1, tr("Per token, 1 user"), runs, reason, milliseconds(single.tpot_s),
         likely_text(one, "tpot_s", short_milliseconds),
-        f"Time per output token (TPOT) with the efficiencies; the roofline at datasheet peaks (the seeds' rule) is "
-        f"{short_milliseconds(single.tpot_roofline_s)}. Replica: {replica_name(single.tp, single.pp, single.ep)}."
-        f"{RANGE_NOTE}",
+        tr(
+            "Time per output token (TPOT) with the efficiencies; the roofline at datasheet peaks (the seeds' rule) "
+            "is {roofline}. Replica: {replica}.",
+            roofline=short_milliseconds(single.tpot_roofline_s), replica=replica_name(single.tp, single.pp, single.ep),
+        ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
     figure(
-        c2, "Tokens/s, 1 user", runs, reason, f"{single.decode_tokens_per_s_per_user:,.0f}",
+        c2, tr("Tokens/s, 1 user"), runs, reason, f"{single.decode_tokens_per_s_per_user:,.0f}",
         likely_text(one, "decode_tokens_per_s_per_user", lambda v: f"{v:,.0f}"),
-        f"Batch 1, {scenario.prompt_len:,}-token prompt; first token after {milliseconds(single.ttft_s, 0)} "
-        f"(range {range_text(one, 'ttft_s', milliseconds)}). {single.bound.capitalize()}-bound.{RANGE_NOTE}",
+        tr(
+            "Batch 1, {prompt}-token prompt; first token after {ttft} (range {range}). {bound}.",
+            prompt=f"{scenario.prompt_len:,}", ttft=milliseconds(single.ttft_s, 0),
+            range=range_text(one, "ttft_s", milliseconds), bound=bound_text(single.bound),
+        ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
     figure(
-        c3, "Tokens/s, full load", runs, reason, f"{loaded.decode_tokens_per_s:,.0f}",
+        c3, tr("Tokens/s, full load"), runs, reason, f"{loaded.decode_tokens_per_s:,.0f}",
         likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}"),
-        f"Output tokens over prefill plus decode time: {loaded.batch:,} sequences on each of {loaded.dp:,} "
-        f"replicas.{RANGE_NOTE}",
+        tr(
+            "Output tokens over prefill plus decode time: {batch} sequences on each of {replicas} replicas.",
+            batch=f"{loaded.batch:,}", replicas=f"{loaded.dp:,}",
+        ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
     figure(
-        c4, "$ per M output tokens", runs, reason, format_usd(loaded.cost_per_million_output_tokens_usd),
+        c4, tr("$ per M output tokens"), runs, reason, format_usd(loaded.cost_per_million_output_tokens_usd),
         likely_text(full, "cost_per_million_output_tokens_usd", format_usd),
-        f"Full load at {percent(scenario.utilization)} utilisation, ${one.resolved.price_per_gpu_hour or 0:,.2f} "
-        f"per GPU-hour (sidebar: Price of a GPU-hour).{RANGE_NOTE}",
+        tr(
+            "Full load at {utilization} utilisation, {price} per GPU-hour {source}.",
+            utilization=percent(scenario.utilization), price=f"${one.resolved.price_per_gpu_hour or 0:,.2f}",
+            source=PRICE_SOURCE,
+        ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
 
@@ -94,57 +110,68 @@ def set_tokens(key: str) -> None:
     """Read the typed token count ('2T', '15e12', 'auto'); a bad one leaves the count as it was, with a message."""
     text = str(st.session_state[key]).strip()
     try:
-        st.session_state["tokens"] = 0.0 if text.lower() in ("", "auto") else CONTROLS["tokens"].parse(text)
+        st.session_state["tokens"] = 0.0 if text.lower() in ("", "auto", tr("auto")) else CONTROLS["tokens"].parse(text)
     except ValueError as error:
-        st.session_state["_tokens_error"] = f"Training tokens: {text[:40]!r} is not allowed ({error}, or auto)"
+        st.session_state["_tokens_error"] = tr(
+            "Training tokens: {text} is not allowed ({error}, or auto)", text=repr(text[:40]), error=error
+        )
 
 
 def training_section(primary: bool) -> None:
     """Pre-training's or fine-tuning's verdict and figures, with the token count they are for."""
     runs = training_verdict.runs
     reason = verdict_reason(training_verdict, gpu.short_name, scenario.precision)
-    noun = GOAL_NOUNS[training_goal]
+    noun = tr(GOAL_NOUNS[training_goal])
     if training_goal == "finetune":
-        noun += f" ({training.regime})"
-    st.subheader(noun if primary else f"Also: {noun.lower()}", divider="gray")
+        noun = tr("{mode} ({regime})", mode=noun, regime=regime_text(training.regime))
+    st.subheader(noun if primary else also_heading(noun), divider="gray")
     show_verdict(training_verdict, primary)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(
-        "Memory per card",
+        tr("Memory per card"),
         bytes_gb(training.memory_per_gpu.total) if not training_verdict.refusal else NOT_RUN,
-        "fits" if runs else ("refused" if training_verdict.refusal else "does not fit"),
+        tr("fits") if runs else (tr("refused") if training_verdict.refusal else tr("does not fit")),
         delta_color="normal" if runs else "inverse",
         delta_arrow="off",
         border=primary,
-        help=f"Of {bytes_gb(gpu.memory_bytes, 0)} per card. Layout: {training_layout_text(one)}."
+        help=tr(
+            "Of {capacity} per card. Layout: {layout}.",
+            capacity=bytes_gb(gpu.memory_bytes, 0),
+            layout=training_layout_text(one),
+        )
         if runs
-        else f"Cannot run: {reason}.",
+        else tr("Cannot run: {reason}.", reason=reason),
     )
     figure(
-        c2, "Training time", runs, reason, duration(training.time_s), likely_text(one, "time_s", duration),
-        f"{training.tokens:,.3g} tokens, wall time with interruptions.{RANGE_NOTE}", primary,
+        c2, tr("Training time"), runs, reason, duration(training.time_s), likely_text(one, "time_s", duration),
+        tr("{tokens} tokens, wall time with interruptions.", tokens=f"{training.tokens:,.3g}") + RANGE_NOTE, primary,
     )  # fmt: skip
     figure(
-        c3, "Training cost", runs, reason, format_usd(training.cost_usd), likely_text(one, "cost_usd", format_usd),
-        f"{training.gpu_hours:,.0f} GPU-hours at ${one.inputs['price_per_gpu_hour'] or 0:,.2f} per GPU-hour "
-        f"(sidebar: Price of a GPU-hour).{RANGE_NOTE}",
+        c3, tr("Training cost"), runs, reason, format_usd(training.cost_usd), likely_text(one, "cost_usd", format_usd),
+        tr(
+            "{gpu_hours} GPU-hours at {price} per GPU-hour {source}.",
+            gpu_hours=f"{training.gpu_hours:,.0f}", price=f"${one.inputs['price_per_gpu_hour'] or 0:,.2f}",
+            source=PRICE_SOURCE,
+        ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
     figure(
-        c4, "Model FLOPs utilisation", runs, reason, percent(training.mfu), likely_text(one, "mfu", percent),
-        f"{training.tokens_per_s_per_gpu:,.0f} tokens/s per card in steady-state steps.{RANGE_NOTE}", primary,
+        c4, tr("Model FLOPs utilisation"), runs, reason, percent(training.mfu), likely_text(one, "mfu", percent),
+        tr("{rate} tokens/s per card in steady-state steps.", rate=f"{training.tokens_per_s_per_gpu:,.0f}")
+        + RANGE_NOTE,
+        primary,
     )  # fmt: skip
     if runs:
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         left.markdown(tokens_caption(one))
         key = f"_tokens_text_{st.session_state['tokens']}"  # a new box whenever the count changes elsewhere
         right.text_input(
-            "Training tokens",
-            value=format_tokens(st.session_state["tokens"]) if st.session_state["tokens"] else "auto",
+            tr("Training tokens"),
+            value=format_tokens(st.session_state["tokens"]) if st.session_state["tokens"] else tr("auto"),
             key=key,
             on_change=set_tokens,
             args=(key,),
-            help="Type 2T, 161B or 15e12; auto: 20 per parameter (pre-training) or 100M (fine-tuning).",
+            help=tr("Type 2T, 161B or 15e12; auto: 20 per parameter (pre-training) or 100M (fine-tuning)."),
         )
         error = st.session_state.pop("_tokens_error", None)
         if error:
@@ -156,36 +183,41 @@ if goal == "serve":
 else:
     training_section(primary=True)
 
-notes = [
-    warning for warning in one.warnings if not warning.startswith(("training does not fit", "serving does not fit"))
-]
+notes = note_lines(one, leave_out=FIT_NOTES)  # the verdicts above say what does not fit
 if notes:
-    with st.expander(f"Notes on this estimate ({len(notes)})"):
+    with st.expander(tr("Notes on this estimate ({n})", n=f"{len(notes):,}")):
         for note in notes:
             st.markdown(f"- {escape_markdown(note)}")
 
 left, right = st.columns([3, 2])
 with left:
     if goal == "serve":
-        st.markdown(f"**Memory per card**, serving one user and at full load ({loaded.batch:,} sequences)")
-        parts = memory_rows(one, workloads=("inference",), inference_label="1 user") + memory_rows(
-            full, workloads=("inference",), inference_label=f"{loaded.batch:,} sequences"
+        sequences = tr("{n} sequences", n=f"{loaded.batch:,}")
+        st.markdown(tr("**Memory per card**, serving one user and at full load ({sequences})", sequences=sequences))
+        parts = memory_rows(one, workloads=("inference",), inference_label=tr("1 user")) + memory_rows(
+            full, workloads=("inference",), inference_label=sequences
         )
     else:
-        st.markdown("**Memory per card**, training")
-        parts = memory_rows(one, workloads=("training",), training_label="Training")
+        st.markdown(tr("**Memory per card**, training"))
+        parts = memory_rows(one, workloads=("training",))
     show_chart(memory_breakdown_chart, parts=parts, capacity=capacity_row(gpu))
 with right:
     comparison = cpu_versus_gpu(scenario, catalog)
     cpu = catalog.gpus["cpu-server"]
     st.markdown(
-        f"**Why GPUs**: one token on one {gpu.short_name} vs a 64 GB/s server CPU — "
-        f"**{comparison.gpu_speedup:,.0f}×** faster"
+        tr(
+            "**Why GPUs**: one token on one {gpu} vs a 64 GB/s server CPU — **{speedup}×** faster",
+            gpu=gpu.short_name,
+            speedup=f"{comparison.gpu_speedup:,.0f}",
+        )
     )
-    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.short_name, "Server CPU"))
+    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.short_name, tr("Server CPU")))
     st.caption(
-        "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth "
-        f"({cpu.short_name} has {cpu.memory_bandwidth_bytes_per_s / 1e9:g} GB/s)."
+        tr(
+            "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth ({cpu} has {bandwidth} GB/s).",
+            cpu=cpu.short_name,
+            bandwidth=f"{cpu.memory_bandwidth_bytes_per_s / 1e9:g}",
+        )
     )
 
 if goal == "serve":

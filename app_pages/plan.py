@@ -7,6 +7,7 @@ from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.charts import show_chart
 from ui.charts.plan import plan_chart
 from ui.controls import PLAN_GOALS, TP_OPTIONS
+from ui.i18n import tr
 from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.rows import plan as rows
@@ -20,18 +21,23 @@ state = st.session_state
 catalog = session_catalog()
 scenario = current_scenario()
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
+model_name = result.inputs["model_name"]
 st.title(
-    f"Plan: the cheapest way to {'serve' if state['plan_goal'] == 'serve' else 'train'} {result.inputs['model_name']}"
+    tr("Plan: the cheapest way to serve {model}", model=model_name)
+    if state["plan_goal"] == "serve"
+    else tr("Plan: the cheapest way to train {model}", model=model_name)
 )
 st.caption(
-    "Every GPU in the catalog, each card count and the layout and batch the engine would choose; "
-    "prices from the sidebar's rent or own setting (one typed price applies to every GPU)."
+    tr(
+        "Every GPU in the catalog, each card count and the layout and batch the engine would choose; "
+        "prices from the sidebar's rent or own setting (one typed price applies to every GPU)."
+    )
 )
 st.segmented_control(
-    "Plan for",
+    tr("Plan for"),
     PLAN_GOALS,
     default=held_value("plan_goal", PLAN_GOALS),
-    format_func={"serve": "Serving", "train": "Training"}.get,
+    format_func={"serve": tr("Serving"), "train": tr("Training")}.get,
     key="plan_goal",
     required=True,
     persist_state="session",
@@ -39,17 +45,23 @@ st.segmented_control(
 goal = state["plan_goal"]
 c1, c2, c3 = st.columns(3)
 if goal == "serve":
-    c1.number_input("Output tokens per second, in total", 0.001, 1e12, held_value("plan_tps"), key="plan_tps")
-    c2.number_input("Time per output token (ms)", 0.001, 1e7, held_value("plan_tpot"), key="plan_tpot")
-    c3.number_input("Time to first token (ms, 0: none)", 0.0, 1e8, held_value("plan_ttft"), key="plan_ttft")
+    c1.number_input(tr("Output tokens per second, in total"), 0.001, 1e12, held_value("plan_tps"), key="plan_tps")
+    c2.number_input(tr("Time per output token (ms)"), 0.001, 1e7, held_value("plan_tpot"), key="plan_tpot")
+    c3.number_input(tr("Time to first token (ms, 0: none)"), 0.0, 1e8, held_value("plan_ttft"), key="plan_ttft")
 else:
-    c1.number_input("Days to train", 0.001, 1e5, held_value("plan_days"), key="plan_days")
-    c2.number_input("Budget (USD, 0: none)", 0.0, 1e13, held_value("plan_budget"), step=1e5, key="plan_budget")
-    mode = "fine-tuning" if current_goal() == "finetune" else "pre-training"
-    c3.markdown(f"On **{format_count(result.training.tokens)} tokens** ({mode}; the Overview sets the count).")
+    c1.number_input(tr("Days to train"), 0.001, 1e5, held_value("plan_days"), key="plan_days")
+    c2.number_input(tr("Budget (USD, 0: none)"), 0.0, 1e13, held_value("plan_budget"), step=1e5, key="plan_budget")
+    mode = tr("fine-tuning") if current_goal() == "finetune" else tr("pre-training")
+    c3.markdown(
+        tr(
+            "On **{tokens} tokens** ({mode}; the Overview sets the count).",
+            tokens=format_count(result.training.tokens),
+            mode=mode,
+        )
+    )
 
 
-@st.cache_data(max_entries=32, show_spinner="Searching every GPU, card count and layout…")
+@st.cache_data(max_entries=32, show_spinner=tr("Searching every GPU, card count and layout…"))
 def planned(
     goal: str, base: dict, targets: tuple, price: float | None, owning: tuple | None, rows_yaml: str | None
 ) -> object:
@@ -77,14 +89,14 @@ targets = (state["plan_tps"], state["plan_tpot"], state["plan_ttft"]) if goal ==
 try:
     plan = planned(goal, scenario.to_dict(), targets, typed_price, owned, state.get(USER_CATALOG_KEY))
 except ScenarioError as error:
-    st.error(f"These targets cannot be planned: {escape_markdown(str(error))}", icon=":material/error:")
+    st.error(tr("These targets cannot be planned: {error}", error=escape_markdown(str(error))), icon=":material/error:")
     st.stop()
 
 st.markdown(rows.plan_takeaway(plan, catalog))
 front = pareto_front(plan)
 if plan.options:
-    x_title = "Days to train (log)" if goal == "train" else "Time per output token, ms (log)"
-    y_title = "Cost of the run (log)" if goal == "train" else "Cost per hour (log)"
+    x_title = tr("Days to train (log)") if goal == "train" else tr("Time per output token, ms (log)")
+    y_title = tr("Cost of the run (log)") if goal == "train" else tr("Cost per hour (log)")
     show_chart(
         plan_chart,
         points=rows.point_rows(plan, front, catalog),
@@ -107,7 +119,7 @@ def load(option_index: int) -> None:
 
 
 if plan.options:
-    st.markdown("**Load an option into the sidebar** (every page then shows it):")
+    st.markdown(tr("**Load an option into the sidebar** (every page then shows it):"))
     for column, index in zip(st.columns(min(LOADED, len(plan.options))), range(LOADED), strict=False):
         column.button(
             rows.load_label(plan.options[index], index),
@@ -118,5 +130,5 @@ if plan.options:
             width="stretch",
         )
 if plan.excluded:
-    with st.expander(f"Why not these {len(plan.excluded)} GPUs"):
-        st.markdown("\n".join(f"- **{catalog.gpus[gpu].short_name}**: {why}" for gpu, why in plan.excluded.items()))
+    with st.expander(tr("Why not these {n} GPUs", n=f"{len(plan.excluded):,}")):
+        st.markdown(rows.excluded_lines(plan, catalog))

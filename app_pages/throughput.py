@@ -5,23 +5,21 @@ from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.throughput import step_breakdown_chart, total_throughput_chart, user_speed_chart
 from ui.controls import ACCEPTANCE_STEPS, DRAFT_OPTIONS, steps_with
+from ui.i18n import tr
 from ui.page import estimate_or_stop
 from ui.remount import held_value
+from ui.rows.decode import breakdown_rows, breakdown_takeaway, draft_labels, speculative_label, speculative_settings
 from ui.rows.throughput import (
     OUTPUT_STEPS,
     PROMPT_STEPS,
     TARGET_STEPS_MS,
     batch_options,
-    breakdown_rows,
-    breakdown_takeaway,
     chosen_rows,
     knee_rows,
     line_rows,
     metric_rows,
     point_rows,
     seconds_from_ms,
-    speculative_label,
-    speculative_settings,
     target_label,
     target_rows,
     throughput_takeaway,
@@ -39,25 +37,27 @@ knee = knee_batch(scenario, catalog)
 fit = largest_batch_within_latency(scenario, catalog, seconds_from_ms(state["target"]))
 gpu = catalog.gpus[scenario.gpu]
 
-st.title(f"{result.inputs['model_name']} on {scenario.cards:,} × {gpu.short_name}")
+st.title(
+    tr("{model} on {cards} × {gpu}", model=result.inputs["model_name"], cards=f"{scenario.cards:,}", gpu=gpu.short_name)
+)
 st.markdown(throughput_takeaway(fit, knee, state["target"], points[0]))
 
 controls = (
-    ("Prompt tokens", steps_with(PROMPT_STEPS, state["prompt"]), token_count_label, "prompt", None),
-    ("Output tokens", steps_with(OUTPUT_STEPS, state["output"]), token_count_label, "output", None),
+    (tr("Prompt tokens"), steps_with(PROMPT_STEPS, state["prompt"]), token_count_label, "prompt", None),
+    (tr("Output tokens"), steps_with(OUTPUT_STEPS, state["output"]), token_count_label, "output", None),
     (
-        "Latency target (ms per token)",
+        tr("Latency target (ms per token)"),
         steps_with(TARGET_STEPS_MS, state["target"]),
         target_label,
         "target",
-        "The slowest time per output token a user accepts: the red line on the right chart.",
+        tr("The slowest time per output token a user accepts: the red line on the right chart."),
     ),
     (
-        "Batch (sequences per replica)",
+        tr("Batch (sequences per replica)"),
         batch_options(points, state["batch"]),
         token_count_label,
         "batch",
-        "The batch the first row of figures describes: the ringed point on both charts.",
+        tr("The batch the first row of figures describes: the ringed point on both charts."),
     ),
 )
 for column, (label, options, label_of, key, help_text) in zip(st.columns(4), controls, strict=True):
@@ -67,17 +67,20 @@ for column, (label, options, label_of, key, help_text) in zip(st.columns(4), con
 
 left, right = st.columns([2, 3])
 left.segmented_control(
-    "Speculative decoding (tokens drafted per step)",
+    tr("Speculative decoding (tokens drafted per step)"),
     DRAFT_OPTIONS,
     default=held_value("draft", DRAFT_OPTIONS),
+    format_func=draft_labels(DRAFT_OPTIONS).get,
     key="draft",
     required=True,
     persist_state="session",
-    help="Off is a stock server. Drafts (DeepSeek-V3's multi-token prediction, or a draft model) are checked "
-    "in one pass; each is kept with the acceptance rate on the right.",
+    help=tr(
+        "Off is a stock server. Drafts (DeepSeek-V3's multi-token prediction, or a draft model) are checked "
+        "in one pass; each is kept with the acceptance rate on the right."
+    ),
 )
 right.select_slider(
-    "Draft acceptance",
+    tr("Draft acceptance"),
     steps_with(ACCEPTANCE_STEPS, state["accept"]),
     held_value("accept", steps_with(ACCEPTANCE_STEPS, state["accept"])),
     format_func=lambda rate: f"{rate:.0%}",
@@ -92,26 +95,31 @@ for row in metric_rows(chosen, knee, fit, state["target"], scenario.prompt_len):
         column.metric(**metric, border=True)
 
 if knee.largest_batch < 1:
-    st.warning("Nothing to chart: not even one sequence fits in a replica's memory.", icon=":material/block:")
+    st.warning(tr("Nothing to chart: not even one sequence fits in a replica's memory."), icon=":material/block:")
 else:
     rows = {"points": point_rows(points), "lines": line_rows(points), "knee": knee_rows(knee)}
     left, right = st.columns(2)
     with left:
-        st.markdown("**Total output tokens/s against batch**")
+        st.markdown(tr("**Total output tokens/s against batch**"))
         show_chart(total_throughput_chart, chosen=chosen_rows(chosen), **rows)
     with right:
-        st.markdown("**Speed each user sees against batch**")
+        st.markdown(tr("**Speed each user sees against batch**"))
         show_chart(user_speed_chart, chosen=chosen_rows(chosen), target=target_rows(state["target"]), **rows)
     st.caption(
-        "Dashed: the roofline at datasheet peaks; dots: expected, coloured by what bounds the decode step. The total "
-        "climbs while decode is memory-bound (one weight read serves every sequence); each user slows as it grows."
+        tr(
+            "Dashed: the roofline at datasheet peaks; dots: expected, coloured by what bounds the decode step. The "
+            "total climbs while decode is memory-bound (one weight read serves every sequence); each user slows as "
+            "it grows."
+        )
     )
-    st.subheader("Where one decode step's time goes", divider="gray")
+    st.subheader(tr("Where one decode step's time goes"), divider="gray")
     st.markdown(breakdown_takeaway(points))
     show_chart(step_breakdown_chart, rows=breakdown_rows(points))
     st.caption(
-        "Each bar is one decode step at that batch. Weight reads and matrix products overlap (the larger is "
-        "paid); the KV cache streams after them; the per-layer floor is the kernels' launches and minimum times; "
-        "communication is the tensor-parallel all-reduces and pipeline transfers; drafting appears only with "
-        "speculative decoding."
+        tr(
+            "Each bar is one decode step at that batch. Weight reads and matrix products overlap (the larger is "
+            "paid); the KV cache streams after them; the per-layer floor is the kernels' launches and minimum times; "
+            "communication is the tensor-parallel all-reduces and pipeline transfers; drafting appears only with "
+            "speculative decoding."
+        )
     )

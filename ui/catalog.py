@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from model import Catalog, CatalogError, default_catalog, parse_user_catalog
+from ui.i18n import tr
 
 __all__ = ["USER_CATALOG_KEY", "add_user_rows", "session_catalog"]
 
@@ -51,4 +52,4 @@ def add_user_rows(text: str | bytes, name: str) -> tuple[bool, str]:
         return False, str(error)
     st.session_state[USER_CATALOG_KEY] = document
     names = [*extra.gpus, *extra.models]
-    return True, f"added {', '.join(names)} for this visit"
+    return True, tr("added {names} for this visit", names=", ".join(names))

@@ -1,4 +1,4 @@
-"""The "Add a GPU or model" forms: their fields, the catalog YAML they write, and adding it.
+"""The "Add a GPU or model" forms: their fields (:mod:`ui.form_fields`), the catalog YAML they write, and adding it.
 
 The document helpers are pure: one ``gpus:`` or ``models:`` row in the format of
 data/gpus.yaml and data/models.yaml, checked by :func:`model.parse_user_catalog` (through
@@ -9,7 +9,7 @@ the validator's message names it. :func:`render_fields` and :func:`add_document`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import streamlit as st
 import yaml
@@ -17,7 +17,9 @@ import yaml
 from model import Catalog, CatalogError, default_catalog, parse_user_catalog
 from model.units import GB, TERA
 from ui.catalog import add_user_rows
+from ui.form_fields import GPU_FIELDS, MODEL_FIELDS, FormField
 from ui.format import billions
+from ui.i18n import tr
 
 __all__ = [
     "EXAMPLE_YAML",
@@ -70,60 +72,11 @@ models:
 """A short document in the upload format: GPUs and models, several rows allowed."""
 
 
-class FormField(NamedTuple):
-    """One form field: the document argument it fills, its label, widget kind and help."""
-
-    name: str
-    label: str
-    kind: str
-    """"text", "number", "whole" (a count), "flag", "interconnect" or "network"."""
-    help: str = ""
-    default: Any = None
-    example: str = ""
-    """Shown greyed in an empty field."""
-    yaml_key: str = ""
-    """The catalog field it writes, when not ``name`` (validator messages name that)."""
-
-
-_ID_HELP = "1-64 letters, digits, '-', '_' or '.'; not a built-in id."
-_BF16, _FP8, _PRICE = "dense_tflops.bf16", "dense_tflops.fp8", "cloud_usd_per_gpu_hour"
-GPU_FIELDS: tuple[FormField, ...] = (
-    FormField("gpu_id", "Id", "text", _ID_HELP, example="my-gpu", yaml_key="id"),
-    FormField("name", "Name", "text", "As it shows in the sidebar.", example="My GPU 96GB"),
-    FormField("memory_gb", "Memory (GB)", "number", "Per card, decimal GB as the datasheet prints it.", example="96"),
-    FormField("memory_bandwidth_gb_per_s", "Memory bandwidth (GB/s)", "number", "Datasheet peak.", example="4000"),
-    FormField("bf16_tflops", "Dense bf16 (TFLOPS)", "number", "Not 2:4 sparse.", example="900", yaml_key=_BF16),
-    FormField("fp8_tflops", "Dense fp8 (TFLOPS, optional)", "number", "Empty: no fp8.", yaml_key=_FP8),
-    FormField("usd_per_gpu_hour", "$ per GPU-hour (optional)", "number", "Empty: no costs.", yaml_key=_PRICE),
-    FormField("tdp_w", "Power (W, optional)", "number", "Board power; used for energy."),
-    FormField("gpus_per_node", "GPUs per node", "whole", "Cards joined by the scale-up link.", 8),
-    FormField("scale_up", "Scale-up link (inside a node)", "interconnect", "", "pcie-gen5"),
-    FormField("network", "Network (between nodes)", "network", "", "ib-ndr"),
-)
-"""The GPU form, in the order it is shown (arguments of :func:`gpu_document`)."""
-
-MODEL_FIELDS: tuple[FormField, ...] = (
-    FormField("model_id", "Id", "text", _ID_HELP, example="my-model", yaml_key="id"),
-    FormField("name", "Name", "text", "As it shows in the sidebar.", example="My model 13B"),
-    FormField("layers", "Layers", "whole", "Transformer blocks (num_hidden_layers).", example="40"),
-    FormField("hidden", "Hidden size", "whole", "Model width (hidden_size).", example="5120"),
-    FormField("heads", "Attention heads", "whole", "Query heads (num_attention_heads).", example="40"),
-    FormField("kv_heads", "KV heads (optional)", "whole", "Key/value heads; empty: one per query head."),
-    FormField("ffn", "FFN size", "whole", "MLP width (intermediate_size); per expert for MoE.", example="13824"),
-    FormField("vocab", "Vocabulary", "whole", "vocab_size.", example="32000"),
-    FormField("max_context", "Context length (optional)", "whole", "Tokens; empty: 4,096."),
-    FormField("experts", "Experts (optional)", "whole", "Routed experts per layer; empty: a dense model."),
-    FormField("active_experts", "Active experts (optional)", "whole", "Experts each token uses; empty: 2."),
-    FormField("tied_embeddings", "Tied embeddings", "flag", "The LM head shares the input embedding."),
-)
-"""The model form, in the order it is shown (arguments of :func:`model_document`)."""
-
-
 def name_the_field(message: str, fields: tuple[FormField, ...]) -> str:
     """Add the form's label to a validator message that names a catalog field ("field 'memory_gb'")."""
     for field in fields:
         if f"field {(field.yaml_key or field.name)!r}" in message:
-            return f"{message} (the “{field.label}” box)"
+            return tr("{message} (the “{label}” box)", message=message, label=tr(field.label))
     return message
 
 
@@ -234,9 +187,10 @@ def builtin_clash(text: str | bytes, builtin: Catalog | None = None) -> str | No
         extra = parse_user_catalog(text)
     except CatalogError:
         return None
-    for kind, table, rows in (("gpus", builtin.gpus, extra.gpus), ("models", builtin.models, extra.models)):
-        for ident in (ident for ident in rows if ident in table):
-            return f"row {ident!r}, field 'id': {ident!r} is a built-in {kind[:-1]}; choose another id to keep it"
+    for ident in (ident for ident in extra.gpus if ident in builtin.gpus):
+        return tr("row {row}, field 'id': {row} is a built-in gpu; choose another id to keep it", row=repr(ident))
+    for ident in (ident for ident in extra.models if ident in builtin.models):
+        return tr("row {row}, field 'id': {row} is a built-in model; choose another id to keep it", row=repr(ident))
     return None
 
 
@@ -249,9 +203,19 @@ def added_rows(catalog: Catalog) -> list[dict[str, Any]]:
         rows.append(("GPU", gpu.id, gpu.name, summary + (f" · {bf16 / TERA:,.0f} bf16 TFLOPS" if bf16 else "")))
     for model in (model for model in catalog.models.values() if model.user_supplied):
         arch = model.architecture
-        summary = f"{billions(arch.stats.total_params)} parameters · {arch.layers} layers"
-        rows.append(("Model", model.id, model.name, summary + (f" · {arch.experts} experts" if arch.is_moe else "")))
-    return [dict(zip(("kind", "id", "name", "summary"), row, strict=True)) for row in rows]
+        params, layers = billions(arch.stats.total_params), f"{arch.layers}"
+        if arch.is_moe:
+            summary = tr(
+                "{params} parameters · {layers} layers · {experts} experts",
+                params=params,
+                layers=layers,
+                experts=f"{arch.experts}",
+            )
+        else:
+            summary = tr("{params} parameters · {layers} layers", params=params, layers=layers)
+        rows.append((tr("Model"), model.id, model.name, summary))
+    keys = (tr("kind"), "id", tr("name"), tr("summary"))  # the columns' names in the visit's language
+    return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
 def add_document(text: str | bytes, name: str) -> tuple[bool, str]:
@@ -262,7 +226,7 @@ def add_document(text: str | bytes, name: str) -> tuple[bool, str]:
     """
     clash = builtin_clash(text)
     if clash is not None:
-        return False, f"{name}, {clash}"
+        return False, tr("{source}, {problem}", source=name, problem=clash)
     return add_user_rows(text, name)
 
 
@@ -271,26 +235,25 @@ def render_fields(fields: tuple[FormField, ...], prefix: str, catalog: Catalog, 
     slots = st.columns(columns)
     for index, field in enumerate(fields):
         key = prefix + field.name
-        hint = f"e.g. {field.example}" if field.example else None
+        hint = tr("e.g. {example}", example=field.example) if field.example else None
+        label, help = tr(field.label), tr(field.help) if field.help else field.help
         with slots[index % columns]:
             if field.kind == "text":
-                st.text_input(field.label, key=key, help=field.help, max_chars=200, placeholder=hint)
+                st.text_input(label, key=key, help=help, max_chars=200, placeholder=hint)
             elif field.kind == "number":
-                st.number_input(
-                    field.label, value=field.default, step=1.0, format="%g", key=key, help=field.help, placeholder=hint
-                )
+                st.number_input(label, value=field.default, step=1.0, format="%g", key=key, help=help, placeholder=hint)
             elif field.kind == "whole":
-                st.number_input(field.label, value=field.default, step=1, key=key, help=field.help, placeholder=hint)
+                st.number_input(label, value=field.default, step=1, key=key, help=help, placeholder=hint)
             elif field.kind == "flag":
-                st.checkbox(field.label, key=key, help=field.help)
+                st.checkbox(label, key=key, help=help)
             else:
                 links = catalog.interconnects if field.kind == "interconnect" else catalog.networks
                 options = list(links)
                 st.selectbox(
-                    field.label,
+                    label,
                     options,
                     index=options.index(field.default) if field.default in options else 0,
                     format_func=lambda link_id, links=links: links[link_id].name,
                     key=key,
-                    help=field.help or None,
+                    help=help or None,
                 )

@@ -20,6 +20,7 @@ from typing import Any
 from model import Scenario, ScenarioError
 from model.catalog import MAX_USER_CATALOG_BYTES
 from model.scenario import resolve
+from ui.i18n import tr
 
 __all__ = [
     "LINKED_KEYS",
@@ -53,21 +54,23 @@ def unpack(token: str) -> str:
         ValueError: the value is too long, not base64, not zlib, too large once inflated, or not UTF-8.
     """
     if len(token) > MAX_PACKED_CHARS:
-        raise ValueError(f"{len(token):,} characters is longer than {MAX_PACKED_CHARS:,}")
+        raise ValueError(
+            tr("{length} characters is longer than {limit}", length=f"{len(token):,}", limit=f"{MAX_PACKED_CHARS:,}")
+        )
     if not _PACKED.fullmatch(token):
-        raise ValueError("not a packed value (letters, digits, - and _ only)")
+        raise ValueError(tr("not a packed value (letters, digits, - and _ only)"))
     try:
         data = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         inflater = zlib.decompressobj()
         text = inflater.decompress(data, MAX_USER_CATALOG_BYTES + 1)
     except (binascii.Error, zlib.error):
-        raise ValueError("the value is damaged") from None
+        raise ValueError(tr("the value is damaged")) from None
     if len(text) > MAX_USER_CATALOG_BYTES or inflater.unconsumed_tail:
-        raise ValueError(f"it inflates past {MAX_USER_CATALOG_BYTES:,} bytes")
+        raise ValueError(tr("it inflates past {limit} bytes", limit=f"{MAX_USER_CATALOG_BYTES:,}"))
     try:
         return text.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError("the value is not text") from None
+        raise ValueError(tr("the value is not text")) from None
 
 
 def linked_values(rows_yaml: str | None, saved: list[Mapping[str, Any]]) -> dict[str, str]:
@@ -86,9 +89,9 @@ def saved_from_link(text: str, catalog: Any, limit: int) -> tuple[list[dict[str,
     try:
         entries = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: a hostile link nests thousands of lists
-        return [], ["saved scenarios: not JSON"]
+        return [], [tr("saved scenarios: not JSON")]
     if not isinstance(entries, list):
-        return [], ["saved scenarios: expected a list"]
+        return [], [tr("saved scenarios: expected a list")]
     kept, warnings = [], []
     for index, entry in enumerate(entries[:limit]):
         try:
@@ -96,7 +99,7 @@ def saved_from_link(text: str, catalog: Any, limit: int) -> tuple[list[dict[str,
             scenario = Scenario(**entry["scenario"])
             resolve(scenario, catalog)
         except (KeyError, TypeError, ScenarioError) as error:
-            warnings.append(f"saved scenario {index + 1} dropped ({str(error)[:80]})")
+            warnings.append(tr("saved scenario {number} dropped ({why})", number=f"{index + 1}", why=str(error)[:80]))
             continue
         kept.append({"id": index + 1, "label": label, "scenario": scenario.to_dict()})
     return kept, warnings

@@ -7,6 +7,7 @@ import streamlit as st
 from model import Estimate, Scenario, ScenarioError, estimate
 from model.analyses.verdict import Verdict
 from ui.catalog import session_catalog
+from ui.i18n import tr
 from ui.rows.verdict import verdict_headline
 from ui.text import escape_markdown
 
@@ -29,5 +30,6 @@ def estimate_or_stop(scenario: Scenario) -> Estimate:
     try:
         return estimate(scenario, session_catalog())
     except ScenarioError as error:
-        st.error(f"This scenario cannot be estimated: {escape_markdown(str(error))}", icon=":material/error:")
+        message = tr("This scenario cannot be estimated: {error}", error=escape_markdown(str(error)))
+        st.error(message, icon=":material/error:")
         st.stop()

@@ -13,8 +13,8 @@ import streamlit as st
 
 from model import Catalog, Scenario, ScenarioError
 from model.analyses.compare import ScenarioFigures, scenario_figures
-from model.units import format_usd
-from ui.format import bytes_gb, duration, milliseconds, per_second
+from ui.format import bytes_gb, dollars, duration, milliseconds, per_second
+from ui.i18n import tr
 from ui.tables import csv_button
 from ui.text import escape_markdown
 
@@ -62,11 +62,16 @@ def save_scenario(scenario: Scenario, label: str) -> str:
     snapshot = scenario.to_dict()
     for entry in entries:
         if entry["scenario"] == snapshot:
-            return f"This scenario is already saved as “{entry['label']}”."
-    message = f"Saved “{label}”."
+            return tr("This scenario is already saved as “{label}”.", label=entry["label"])
+    message = tr("Saved “{label}”.", label=label)
     if len(entries) >= MAX_SAVED:
         dropped = entries.pop(0)
-        message += f" At most {MAX_SAVED} are kept: dropped the oldest, “{dropped['label']}”."
+        message = tr(
+            "Saved “{label}”. At most {most} are kept: dropped the oldest, “{dropped}”.",
+            label=label,
+            most=MAX_SAVED,
+            dropped=dropped["label"],
+        )
     number = st.session_state.get(_COUNTER_KEY, 0) + 1
     st.session_state[_COUNTER_KEY] = number
     entries.append({"id": number, "label": label, "scenario": snapshot})
@@ -86,15 +91,15 @@ def remove_saved(entry_id: int) -> None:
 
 
 def _figures(entry: dict[str, Any], catalog: Catalog) -> ScenarioFigures | str:
-    """Return the entry's figures, or why it cannot be estimated any more (a plain sentence)."""
+    """Return the entry's figures, or why it cannot be estimated any more (the engine's words)."""
     try:
         return scenario_figures(Scenario(**entry["scenario"]), catalog)
     except (ScenarioError, TypeError) as error:
-        return f"This scenario cannot be estimated: {error}"
+        return str(error)
 
 
 def _fits(fits: bool) -> str:
-    return "fits" if fits else "does not fit"
+    return tr("fits") if fits else tr("does not fit")
 
 
 def _change(value: float | None, base: float | None) -> str:
@@ -110,25 +115,28 @@ def figure_cells(figures: ScenarioFigures, base: ScenarioFigures | None = None) 
     def versus(name: str) -> str:
         return _change(getattr(figures, name), getattr(base, name)) if base is not None else ""
 
+    def memory(nbytes: float | None, fits: bool) -> str:
+        return tr("{memory}, {fits}", memory=bytes_gb(nbytes), fits=_fits(fits))
+
     return [
-        ("Model", figures.model_name),
-        ("GPU × cards", f"{figures.cards:,} × {figures.gpu_name}"),
-        ("Precision", figures.precision),
-        ("Training time", duration(figures.training_time_s) + versus("training_time_s")),
-        ("Training cost", format_usd(figures.training_cost_usd) + versus("training_cost_usd")),
+        (tr("Model"), figures.model_name),
+        (tr("GPU × cards"), f"{figures.cards:,} × {figures.gpu_name}"),
+        (tr("Precision"), figures.precision),
+        (tr("Training time"), duration(figures.training_time_s) + versus("training_time_s")),
+        (tr("Training cost"), dollars(figures.training_cost_usd) + versus("training_cost_usd")),
         (
-            "Memory per card, training",
-            f"{bytes_gb(figures.training_memory_per_gpu_bytes)}, {_fits(figures.training_fits)}",
+            tr("Memory per card, training"),
+            memory(figures.training_memory_per_gpu_bytes, figures.training_fits),
         ),
         (
-            "Memory per card, serving (full load)",
-            f"{bytes_gb(figures.serving_memory_per_gpu_bytes)}, {_fits(figures.serving_fits)}",
+            tr("Memory per card, serving (full load)"),
+            memory(figures.serving_memory_per_gpu_bytes, figures.serving_fits),
         ),
-        ("Time per token, one user", milliseconds(figures.tpot_s) + versus("tpot_s")),
-        ("Tokens/s at full load", per_second(figures.serving_tokens_per_s) + versus("serving_tokens_per_s")),
+        (tr("Time per token, one user"), milliseconds(figures.tpot_s) + versus("tpot_s")),
+        (tr("Tokens/s at full load"), per_second(figures.serving_tokens_per_s) + versus("serving_tokens_per_s")),
         (
-            "$ per million output tokens",
-            format_usd(figures.cost_per_million_output_tokens_usd) + versus("cost_per_million_output_tokens_usd"),
+            tr("$ per million output tokens"),
+            dollars(figures.cost_per_million_output_tokens_usd) + versus("cost_per_million_output_tokens_usd"),
         ),
     ]
 
@@ -144,17 +152,25 @@ def comparison_rows(labelled: list[tuple[str, ScenarioFigures | str]]) -> list[d
     for number, (label, figures) in enumerate(labelled, start=1):
         name = f"{number} · {label}"
         if isinstance(figures, str):
-            columns[name] = {"Model": figures}
+            columns[name] = {tr("Model"): figures}
         else:
             columns[name] = dict(figure_cells(figures, None if figures is base else base))
     names = list(dict.fromkeys(figure for cells in columns.values() for figure in cells))
-    return [{"Figure": figure, **{name: cells.get(figure, "") for name, cells in columns.items()}} for figure in names]
+    figure = tr("Figure")
+    return [{figure: row, **{name: cells.get(row, "") for name, cells in columns.items()}} for row in names]
+
+
+def _shown(figures: ScenarioFigures | str) -> ScenarioFigures | str:
+    """Return the figures, or the sentence the side-by-side table shows when there are none."""
+    if isinstance(figures, str):
+        return tr("This scenario cannot be estimated: {error}", error=figures)
+    return figures
 
 
 def _record(entry: dict[str, Any], figures: ScenarioFigures | str) -> dict[str, Any]:
     record: dict[str, Any] = {"label": entry["label"]}
     if isinstance(figures, str):
-        record["error"] = figures
+        record["error"] = f"This scenario cannot be estimated: {figures}"  # downloads stay English, like the CLI
     else:
         record.update(figures._asdict())
     return record
@@ -179,12 +195,12 @@ def _save_from_form(scenario: Scenario, default_label: str) -> None:
 def render_save_form(scenario: Scenario, catalog: Catalog) -> None:
     """Draw a label field and the "Save this scenario" button (typing does not rerun the app)."""
     figures = _figures({"scenario": scenario.to_dict()}, catalog)
-    default_label = scenario_label(figures) if not isinstance(figures, str) else "Scenario"
+    default_label = scenario_label(figures) if not isinstance(figures, str) else tr("Scenario")
     with st.form("save_scenario_form", border=False, clear_on_submit=True):
         left, right = st.columns([3, 1], vertical_alignment="bottom")
-        left.text_input("Label (optional)", key=_LABEL_KEY, placeholder=default_label, max_chars=80)
+        left.text_input(tr("Label (optional)"), key=_LABEL_KEY, placeholder=default_label, max_chars=80)
         right.form_submit_button(
-            "Save this scenario",
+            tr("Save this scenario"),
             icon=":material/bookmark_add:",
             on_click=_save_from_form,
             args=(scenario, default_label),
@@ -199,19 +215,19 @@ def render_saved(catalog: Catalog) -> None:
     """Show the saved scenarios side by side, each with a remove button, and the downloads."""
     entries = saved_scenarios()
     if not entries:
-        st.caption(f"Nothing saved yet: save two to {MAX_SAVED} scenarios to see them side by side.")
+        st.caption(tr("Nothing saved yet: save two to {most} scenarios to see them side by side.", most=MAX_SAVED))
         return
     if len(entries) == 1:
-        st.caption("Save another scenario (change the sidebar, then save) to compare them side by side.")
+        st.caption(tr("Save another scenario (change the sidebar, then save) to compare them side by side."))
     else:
-        st.caption("Changes in brackets are from scenario 1.")
-    labelled = [(entry["label"], _figures(entry, catalog)) for entry in entries]
+        st.caption(tr("Changes in brackets are from scenario 1."))
+    labelled = [(entry["label"], _shown(_figures(entry, catalog))) for entry in entries]
     st.table(comparison_rows(labelled), hide_index=True)
     for number, (column, entry) in enumerate(zip(st.columns(MAX_SAVED), entries, strict=False), start=1):
         column.button(
-            f"Remove {number}",
+            tr("Remove {number}", number=number),
             key=f"remove_saved_{entry['id']}",
-            help=f"Forget “{entry['label']}”.",
+            help=tr("Forget “{label}”.", label=entry["label"]),
             on_click=remove_saved,
             args=(entry["id"],),
             icon=":material/delete:",
@@ -220,10 +236,14 @@ def render_saved(catalog: Catalog) -> None:
     left, right, _ = st.columns([1, 1, 2])
     with left:
         csv_button(
-            "Comparison (CSV)", lambda: saved_records(entries, catalog), "saved_scenarios.csv", "saved_csv", "stretch"
+            tr("Comparison (CSV)"),
+            lambda: saved_records(entries, catalog),
+            "saved_scenarios.csv",
+            "saved_csv",
+            "stretch",
         )
     right.download_button(
-        "Comparison (JSON)",
+        tr("Comparison (JSON)"),
         data=lambda: saved_json(entries, catalog),
         file_name="saved_scenarios.json",
         mime="application/json",

@@ -10,6 +10,7 @@ import yaml
 
 from model import Catalog, Scenario, ScenarioError, estimate
 from ui.catalog import session_catalog
+from ui.i18n import tr
 from ui.linked import LONG_LINK_CHARS
 from ui.sidebar import current_scenario, wanted_query
 
@@ -31,22 +32,25 @@ def scenario_document(scenario: Scenario, catalog: Catalog) -> dict[str, object]
         return {"error": str(error)}
 
 
-@st.dialog("Share this scenario", width="large")
 def _share_dialog(page_title: str) -> None:
     scenario, catalog = current_scenario(), session_catalog()
-    st.caption(f"This link opens **{page_title}** with this scenario:")
+    st.caption(tr("This link opens **{page}** with this scenario:", page=page_title))
     link = share_link()
     st.code(link, language=None, wrap_lines=True)
     if len(link) > LONG_LINK_CHARS:
         st.warning(
-            f"This link is {len(link):,} characters: some chat apps and mail clients cut links past "
-            f"{LONG_LINK_CHARS:,}. Your added rows and saved scenarios are in it; remove some, or send the "
-            "YAML download from the Add page instead.",
+            tr(
+                "This link is {length} characters: some chat apps and mail clients cut links past {limit}. Your "
+                "added rows and saved scenarios are in it; remove some, or send the YAML download from the Add page "
+                "instead.",
+                length=f"{len(link):,}",
+                limit=f"{LONG_LINK_CHARS:,}",
+            ),
             icon=":material/warning:",
         )
     left, right = st.columns(2)
     left.download_button(
-        "Scenario and results (JSON)",
+        tr("Scenario and results (JSON)"),
         data=lambda: json.dumps(scenario_document(scenario, catalog), indent=2),
         file_name="scenario.json",
         mime="application/json",
@@ -55,7 +59,7 @@ def _share_dialog(page_title: str) -> None:
         width="stretch",
     )
     right.download_button(
-        "Scenario and results (YAML)",
+        tr("Scenario and results (YAML)"),
         data=lambda: yaml.safe_dump(scenario_document(scenario, catalog), sort_keys=False),
         file_name="scenario.yaml",
         mime="application/yaml",
@@ -67,5 +71,6 @@ def _share_dialog(page_title: str) -> None:
 
 def render_share(page_title: str) -> None:
     """Draw the sidebar's share button; the link and downloads open in a dialog (built on demand)."""
-    if st.sidebar.button("Share or download", icon=":material/share:", width="stretch", key="share"):
-        _share_dialog(page_title)
+    if st.sidebar.button(tr("Share or download"), icon=":material/share:", width="stretch", key="share"):
+        # Decorated here, not at import: the dialog's title is in the visit's language.
+        st.dialog(tr("Share this scenario"), width="large")(_share_dialog)(page_title)

@@ -2,7 +2,7 @@
 
 Builders take their data as keyword arguments (lists of row dicts, or ``alt.NamedData``
 placeholders) and put it on each layer, never at the top level. :func:`show_chart` builds each
-chart's spec once per set of static options, then only swaps the rows in on every rerun: building
+chart's spec once per set of static options and language, then only swaps the rows in on every rerun: building
 an Altair chart costs ~10 ms, swapping rows ~0.1 ms, which keeps a slider move instant.
 """
 
@@ -22,26 +22,28 @@ import numpy  # noqa: F401
 import pandas  # noqa: F401
 import streamlit as st
 
+from ui.i18n import DEFAULT_LANGUAGE, current_language, tr, translatable, use_language
+
 __all__ = ["COMPONENT_COLORS", "Rows", "component_color_scale", "data_of", "show_chart"]
 
 Rows = Sequence[Mapping[str, Any]]
 ChartData = Rows | alt.NamedData
 
 COMPONENT_COLORS: dict[str, str] = {
-    "weights": "#4C78A8",
-    "adapters": "#B279A2",
-    "gradients": "#F58518",
-    "optimizer": "#E45756",
-    "activations": "#72B7B2",
+    translatable("weights"): "#4C78A8",
+    translatable("adapters"): "#B279A2",
+    translatable("gradients"): "#F58518",
+    translatable("optimizer"): "#E45756",
+    translatable("activations"): "#72B7B2",
     "KV cache": "#54A24B",
-    "other": "#BAB0AC",
+    translatable("other"): "#BAB0AC",
 }
-"""One colour per memory component, the same on every page."""
+"""One colour per memory component, the same on every page (chart rows carry ``tr(name)``)."""
 
 
 def component_color_scale() -> alt.Scale:
-    """Return the fixed colour scale of memory components."""
-    return alt.Scale(domain=list(COMPONENT_COLORS), range=list(COMPONENT_COLORS.values()))
+    """Return the fixed colour scale of memory components, named in the visit's language."""
+    return alt.Scale(domain=[tr(name) for name in COMPONENT_COLORS], range=list(COMPONENT_COLORS.values()))
 
 
 def data_of(rows: ChartData) -> alt.Data | alt.NamedData:
@@ -53,10 +55,14 @@ def data_of(rows: ChartData) -> alt.Data | alt.NamedData:
 
 @functools.lru_cache(maxsize=256)
 def _template(
-    builder: Callable[..., alt.TopLevelMixin], names: tuple[str, ...], static: tuple[tuple[str, Any], ...]
+    builder: Callable[..., alt.TopLevelMixin],
+    names: tuple[str, ...],
+    static: tuple[tuple[str, Any], ...],
+    language: str = DEFAULT_LANGUAGE,
 ) -> dict[str, Any]:
     placeholders = {name: alt.NamedData(name=name) for name in names}
-    spec: dict[str, Any] = builder(**placeholders, **dict(static)).to_dict(validate=False)
+    with use_language(language):  # the builder's titles in the visit's language, one template per language
+        spec: dict[str, Any] = builder(**placeholders, **dict(static)).to_dict(validate=False)
     spec.pop("datasets", None)
     if "data" in spec:
         # Altair hoists data the layers share; push it back down so it stays JSON.
@@ -85,7 +91,7 @@ def show_chart(builder: Callable[..., alt.TopLevelMixin], *, height: int | None 
     """
     data = {name: value for name, value in arguments.items() if isinstance(value, list)}
     static = tuple(sorted((name, value) for name, value in arguments.items() if name not in data))
-    spec = _fill(_template(builder, tuple(sorted(data)), static), data)
+    spec = _fill(_template(builder, tuple(sorted(data)), static, current_language()), data)
     if height is not None:
         spec["height"] = height
     st.vega_lite_chart(None, spec, width="stretch")

@@ -6,18 +6,27 @@ import altair as alt
 
 from model.analyses.scaling import SETUP_LABELS
 from ui.charts import ChartData, data_of
+from ui.i18n import tr
 from ui.rows.costs import COST_SERIES, IDEAL_SETUP, STEP_PARTS
 
-__all__ = ["PART_COLORS", "cost_over_time_chart", "scaling_time_chart", "step_share_chart"]
+__all__ = ["PART_COLORS", "cost_over_time_chart", "part_color_scale", "scaling_time_chart", "step_share_chart"]
 
-_SERIES_COLORS = alt.Scale(domain=list(COST_SERIES), range=["#7f7f7f", "#4C78A8", "#F58518", "#E45756"])
-_SERIES_DASH = alt.Scale(domain=list(COST_SERIES), range=[[6, 3], [1, 0], [1, 0], [1, 0]])
-_SETUP_COLORS = alt.Scale(domain=[*SETUP_LABELS, IDEAL_SETUP], range=["#4C78A8", "#F58518", "#E45756", "#7f7f7f"])
 PART_COLORS = alt.Scale(  # one colour per part of a training step, on every chart of one
     domain=[label for _, label in STEP_PARTS],
     range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756"],
 )
+"""The step parts' colours, the parts named in English (the keys: see :func:`part_color_scale`)."""
 _MARK_COLOR = "#333333"
+
+
+def part_color_scale() -> alt.Scale:
+    """Return the step parts' colour scale, the parts named in the visit's language as the rows name them."""
+    return alt.Scale(domain=[tr(part) for part in PART_COLORS.domain], range=PART_COLORS.range)
+
+
+def _series_scale(values: list) -> alt.Scale:
+    """A scale over the cost lines, named in the visit's language."""
+    return alt.Scale(domain=[tr(series) for series in COST_SERIES], range=values)
 
 
 def cost_over_time_chart(lines: ChartData, marks: ChartData) -> alt.LayerChart:
@@ -27,31 +36,33 @@ def cost_over_time_chart(lines: ChartData, marks: ChartData) -> alt.LayerChart:
     readable, and the break-even crossing does not sink into the axis.
 
     Args:
-        lines: rows of {month, series, usd, order}; series is one of COST_SERIES; usd > 0.
+        lines: rows of {month, series, usd, order}; series is one of COST_SERIES, translated; usd > 0.
         marks: rows of {month, usd, label, align, dx, dy}: the break-even and API crossover
             months, with where each label goes relative to its point.
     """
-    y = alt.Y("usd:Q", title="Cumulative cost (US$, log scale)", scale=alt.Scale(type="log"))
+    y = alt.Y("usd:Q", title=tr("Cumulative cost (US$, log scale)"), scale=alt.Scale(type="log"))
+    colors = _series_scale(["#7f7f7f", "#4C78A8", "#F58518", "#E45756"])
+    dashes = _series_scale([[6, 3], [1, 0], [1, 0], [1, 0]])
     costs = (
         alt.Chart(data_of(lines))
         .mark_line(strokeWidth=2.5)
         .encode(
-            x=alt.X("month:Q", title="Months from the start of training (30.44-day months)"),
+            x=alt.X("month:Q", title=tr("Months from the start of training (30.44-day months)")),
             y=y.axis(format="$,.2~s"),
-            color=alt.Color("series:N", title=None, scale=_SERIES_COLORS, legend=alt.Legend(orient="top")),
-            strokeDash=alt.StrokeDash("series:N", scale=_SERIES_DASH, legend=None),
+            color=alt.Color("series:N", title=None, scale=colors, legend=alt.Legend(orient="top")),
+            strokeDash=alt.StrokeDash("series:N", scale=dashes, legend=None),
             order=alt.Order("month:Q"),
             tooltip=[
-                alt.Tooltip("series:N", title="Line"),
-                alt.Tooltip("month:Q", title="Month", format=",.2~f"),
+                alt.Tooltip("series:N", title=tr("Line")),
+                alt.Tooltip("month:Q", title=tr("Month"), format=",.2~f"),
                 alt.Tooltip("usd:Q", title="US$", format="$,.0f"),
             ],
         )
     )
     tooltip = [
-        alt.Tooltip("label:N", title="Mark"),
-        alt.Tooltip("month:Q", title="Month", format=",.1f"),
-        alt.Tooltip("usd:Q", title="US$ by then", format="$,.0f"),
+        alt.Tooltip("label:N", title=tr("Mark")),
+        alt.Tooltip("month:Q", title=tr("Month"), format=",.1f"),
+        alt.Tooltip("usd:Q", title=tr("US$ by then"), format="$,.0f"),
     ]
     base = alt.Chart(data_of(marks)).encode(x="month:Q", tooltip=tooltip)
     rule = base.mark_rule(color=_MARK_COLOR, strokeDash=[4, 3])
@@ -72,36 +83,39 @@ def scaling_time_chart(rows: ChartData) -> alt.LayerChart:
 
     Args:
         rows: rows of {cards, setup, days} (and links, cost_usd, gpu_hours, mfu_pct for estimates);
-            setup is one of the engine's SETUP_LABELS or IDEAL_SETUP.
+            setup is one of the engine's SETUP_LABELS or IDEAL_SETUP, translated.
     """
-    x = alt.X("cards:Q", title="Cards (log scale)", scale=alt.Scale(type="log", nice=False), axis=alt.Axis(format="~s"))
-    y = alt.Y("days:Q", title="Training time (days, log scale)", scale=alt.Scale(type="log", nice=False))
+    ideal_setup = tr(IDEAL_SETUP)
+    cards = alt.Axis(format="~s")
+    x = alt.X("cards:Q", title=tr("Cards (log scale)"), scale=alt.Scale(type="log", nice=False), axis=cards)
+    y = alt.Y("days:Q", title=tr("Training time (days, log scale)"), scale=alt.Scale(type="log", nice=False))
     legend = alt.Legend(orient="top", columns=2, labelLimit=260, symbolType="stroke")
-    color = alt.Color("setup:N", title=None, scale=_SETUP_COLORS, legend=legend)
-    estimates = alt.Chart(data_of(rows)).transform_filter(alt.datum.setup != IDEAL_SETUP)
+    setups = alt.Scale(domain=[*map(tr, SETUP_LABELS), ideal_setup], range=["#4C78A8", "#F58518", "#E45756", "#7f7f7f"])
+    color = alt.Color("setup:N", title=None, scale=setups, legend=legend)
+    estimates = alt.Chart(data_of(rows)).transform_filter(alt.datum.setup != ideal_setup)
     tooltip = [
-        alt.Tooltip("setup:N", title="Setup"),
-        alt.Tooltip("links:N", title="Links"),
-        alt.Tooltip("cards:Q", title="Cards", format=","),
-        alt.Tooltip("days:Q", title="Days", format=",.2f"),
-        alt.Tooltip("cost_usd:Q", title="Cost (US$)", format="$,.0f"),
-        alt.Tooltip("gpu_hours:Q", title="GPU-hours", format=",.0f"),
+        alt.Tooltip("setup:N", title=tr("Setup")),
+        alt.Tooltip("links:N", title=tr("Links")),
+        alt.Tooltip("cards:Q", title=tr("Cards"), format=","),
+        alt.Tooltip("days:Q", title=tr("Days"), format=",.2f"),
+        alt.Tooltip("cost_usd:Q", title=tr("Cost (US$)"), format="$,.0f"),
+        alt.Tooltip("gpu_hours:Q", title=tr("GPU-hours"), format=",.0f"),
         alt.Tooltip("mfu_pct:Q", title="MFU (%)", format=".0f"),
     ]
     lines = estimates.mark_line(strokeWidth=2).encode(x=x, y=y, color=color, tooltip=tooltip)
     points = estimates.mark_point(filled=True, size=45).encode(x=x, y=y, color=color, tooltip=tooltip)
     ideal = (
         alt.Chart(data_of(rows))
-        .transform_filter(alt.datum.setup == IDEAL_SETUP)
+        .transform_filter(alt.datum.setup == ideal_setup)
         .mark_line(strokeDash=[6, 4], strokeWidth=1.5)
         .encode(
             x=x,
             y=y,
             color=color,
             tooltip=[
-                alt.Tooltip("setup:N", title="Line"),
-                alt.Tooltip("cards:Q", title="Cards", format=","),
-                alt.Tooltip("days:Q", title="Days", format=",.2f"),
+                alt.Tooltip("setup:N", title=tr("Line")),
+                alt.Tooltip("cards:Q", title=tr("Cards"), format=","),
+                alt.Tooltip("days:Q", title=tr("Days"), format=",.2f"),
             ],
         )
     )
@@ -112,20 +126,22 @@ def step_share_chart(rows: ChartData) -> alt.LayerChart:
     """Stacked shares of one training step (%) per card count: compute, each communication, bubble.
 
     Args:
-        rows: rows of {cards, part, pct, order}; part is a label of STEP_PARTS.
+        rows: rows of {cards, part, pct, order}; part is a label of STEP_PARTS, translated.
     """
     bars = (
         alt.Chart(data_of(rows))
         .mark_bar()
         .encode(
-            x=alt.X("cards:O", title="Cards (powers of two)", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y("sum(pct):Q", title="Share of the step time (%)", stack="zero", scale=alt.Scale(domain=[0, 100])),
-            color=alt.Color("part:N", title=None, scale=PART_COLORS, legend=alt.Legend(orient="right")),
+            x=alt.X("cards:O", title=tr("Cards (powers of two)"), axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=alt.Y(
+                "sum(pct):Q", title=tr("Share of the step time (%)"), stack="zero", scale=alt.Scale(domain=[0, 100])
+            ),
+            color=alt.Color("part:N", title=None, scale=part_color_scale(), legend=alt.Legend(orient="right")),
             order=alt.Order("order:Q"),
             tooltip=[
-                alt.Tooltip("cards:O", title="Cards"),
-                alt.Tooltip("part:N", title="Part"),
-                alt.Tooltip("pct:Q", title="% of the step", format=".1f"),
+                alt.Tooltip("cards:O", title=tr("Cards")),
+                alt.Tooltip("part:N", title=tr("Part")),
+                alt.Tooltip("pct:Q", title=tr("% of the step"), format=".1f"),
             ],
         )
     )

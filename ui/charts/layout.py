@@ -5,7 +5,8 @@ from __future__ import annotations
 import altair as alt
 
 from ui.charts import ChartData, data_of
-from ui.charts.costs import PART_COLORS
+from ui.charts.costs import part_color_scale
+from ui.i18n import tr
 
 __all__ = ["step_parts_chart"]
 
@@ -14,20 +15,20 @@ def step_parts_chart(rows: ChartData) -> alt.LayerChart:
     """One horizontal bar of the step's seconds, stacked by part (compute, communication, bubble).
 
     Args:
-        rows: rows of {step, part, seconds, pct, order}; part is a label of STEP_PARTS.
+        rows: rows of {step, part, seconds, pct, order}; part is a label of STEP_PARTS, translated.
     """
     bar = (
         alt.Chart(data_of(rows))
         .mark_bar(height={"band": 0.5})
         .encode(
-            x=alt.X("sum(seconds):Q", title="Seconds per optimizer step", stack="zero"),
+            x=alt.X("sum(seconds):Q", title=tr("Seconds per optimizer step"), stack="zero"),
             y=alt.Y("step:N", title=None, axis=alt.Axis(labelFontSize=13)),
-            color=alt.Color("part:N", title=None, scale=PART_COLORS, legend=alt.Legend(orient="right")),
+            color=alt.Color("part:N", title=None, scale=part_color_scale(), legend=alt.Legend(orient="right")),
             order=alt.Order("order:Q"),
             tooltip=[
-                alt.Tooltip("part:N", title="Part"),
-                alt.Tooltip("seconds:Q", title="Seconds", format=",.3f"),
-                alt.Tooltip("pct:Q", title="% of the step", format=".1f"),
+                alt.Tooltip("part:N", title=tr("Part")),
+                alt.Tooltip("seconds:Q", title=tr("Seconds"), format=",.3f"),
+                alt.Tooltip("pct:Q", title=tr("% of the step"), format=".1f"),
             ],
         )
     )

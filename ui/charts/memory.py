@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 
 from ui.charts import ChartData, component_color_scale, data_of
+from ui.i18n import tr
 
 __all__ = ["memory_breakdown_chart"]
 
@@ -20,15 +21,15 @@ def memory_breakdown_chart(parts: ChartData, capacity: ChartData) -> alt.LayerCh
         alt.Chart(data_of(parts))
         .mark_bar(height={"band": 0.7})
         .encode(
-            x=alt.X("sum(gb):Q", title="Memory per card (GB, decimal)", stack="zero"),
+            x=alt.X("sum(gb):Q", title=tr("Memory per card (GB, decimal)"), stack="zero"),
             y=alt.Y("workload:N", title=None, sort=None, axis=alt.Axis(labelLimit=220)),
             color=alt.Color(
-                "component:N", title="Component", scale=component_color_scale(), legend=alt.Legend(orient="right")
+                "component:N", title=tr("Component"), scale=component_color_scale(), legend=alt.Legend(orient="right")
             ),
             order=alt.Order("order:Q"),
             tooltip=[
-                alt.Tooltip("workload:N", title="Workload"),
-                alt.Tooltip("component:N", title="Component"),
+                alt.Tooltip("workload:N", title=tr("Workload")),
+                alt.Tooltip("component:N", title=tr("Component")),
                 alt.Tooltip("gb:Q", title="GB", format=",.1f"),
             ],
         )
@@ -37,7 +38,8 @@ def memory_breakdown_chart(parts: ChartData, capacity: ChartData) -> alt.LayerCh
         alt.Chart(data_of(capacity))
         .mark_rule(color="#d62728", strokeDash=[6, 3], size=2)
         .encode(
-            x="gb:Q", tooltip=[alt.Tooltip("label:N", title="Capacity"), alt.Tooltip("gb:Q", title="GB", format=",.0f")]
+            x="gb:Q",
+            tooltip=[alt.Tooltip("label:N", title=tr("Capacity")), alt.Tooltip("gb:Q", title="GB", format=",.0f")],
         )
     )
     label = (

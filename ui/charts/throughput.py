@@ -7,14 +7,14 @@ from typing import Literal
 import altair as alt
 
 from ui.charts import ChartData, data_of
-from ui.rows.throughput import STEP_PART_ORDER
+from ui.i18n import tr
+from ui.rows.decode import STEP_PART_ORDER
+from ui.rows.throughput import EXPECTED, ROOFLINE
 
 __all__ = ["BOUND_COLORS", "step_breakdown_chart", "total_throughput_chart", "user_speed_chart"]
 
 BOUND_COLORS: dict[str, str] = {"memory-bound": "#4C78A8", "compute-bound": "#E45756"}
-"""One colour per side of the roofline."""
-_SERIES_DASH = alt.Scale(domain=["expected", "roofline (ideal)"], range=[[1, 0], [6, 4]])
-_BATCH_TITLE = "Batch (concurrent sequences per replica, log scale)"
+"""One colour per side of the roofline (the rows name each in the visit's language)."""
 _BATCH_TICKS = [4**power for power in range(11)]
 """Powers of four on the batch axis: readable labels without a log axis's minor grid."""
 _RATE_TICKS = [base * 10**power for power in range(10) for base in (1, 3)]
@@ -25,8 +25,16 @@ _INK = "#555555"
 
 def _batch_axis() -> alt.X:
     return alt.X(
-        "batch:Q", title=_BATCH_TITLE, scale=alt.Scale(type="log"), axis=alt.Axis(format=",d", values=_BATCH_TICKS)
+        "batch:Q",
+        title=tr("Batch (concurrent sequences per replica, log scale)"),
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format=",d", values=_BATCH_TICKS),
     )
+
+
+def _translated(colors: dict[str, str]) -> alt.Scale:
+    """A colour scale whose categories are named in the visit's language, as the rows name them."""
+    return alt.Scale(domain=[tr(name) for name in colors], range=list(colors.values()))
 
 
 def _layers(
@@ -48,7 +56,7 @@ def _layers(
             y=y,
             strokeDash=alt.StrokeDash(
                 "series:N",
-                scale=_SERIES_DASH,
+                scale=alt.Scale(domain=[tr(EXPECTED), tr(ROOFLINE)], range=[[1, 0], [6, 4]]),
                 title=None,
                 legend=alt.Legend(
                     orient="top",
@@ -61,10 +69,10 @@ def _layers(
             ),
             detail="series:N",
             tooltip=[
-                alt.Tooltip("series:N", title="Curve"),
-                alt.Tooltip("batch:Q", title="Batch", format=",d"),
+                alt.Tooltip("series:N", title=tr("Curve")),
+                alt.Tooltip("batch:Q", title=tr("Batch"), format=",d"),
                 alt.Tooltip(f"{field}:Q", title="tokens/s", format=",.1f"),
-                alt.Tooltip("tpot_ms:Q", title="ms per token", format=",.2f"),
+                alt.Tooltip("tpot_ms:Q", title=tr("ms per token"), format=",.2f"),
             ],
         )
     )
@@ -77,19 +85,19 @@ def _layers(
             color=alt.Color(
                 "bound:N",
                 title=None,
-                scale=alt.Scale(domain=list(BOUND_COLORS), range=list(BOUND_COLORS.values())),
+                scale=_translated(BOUND_COLORS),
                 legend=alt.Legend(orient="top", direction="vertical"),
             ),
             tooltip=[
-                alt.Tooltip("batch:Q", title="Batch", format=",d"),
-                alt.Tooltip(f"{field}:Q", title="tokens/s (expected)", format=",.1f"),
+                alt.Tooltip("batch:Q", title=tr("Batch"), format=",d"),
+                alt.Tooltip(f"{field}:Q", title=tr("tokens/s (expected)"), format=",.1f"),
                 alt.Tooltip("tpot_ms:Q", title="TPOT (ms)", format=",.2f"),
                 alt.Tooltip("ttft_ms:Q", title="TTFT (ms)", format=",.1f"),
-                alt.Tooltip("bound:N", title="Decode step"),
+                alt.Tooltip("bound:N", title=tr("Decode step")),
             ],
         )
     )
-    knee_tooltip = [alt.Tooltip("batch:Q", title="Knee (sequences)", format=",.0f")]
+    knee_tooltip = [alt.Tooltip("batch:Q", title=tr("Knee (sequences)"), format=",.0f")]
     rule = (
         alt.Chart(data_of(data["knee"]))
         .mark_rule(color=_INK, strokeDash=[3, 3], size=1.5)
@@ -105,7 +113,7 @@ def _layers(
         for align, dx, side in (("right", -5, "memory"), ("left", 5, "compute"))
     ]
     chosen_tooltip = [
-        alt.Tooltip("label:N", title="Chosen"),
+        alt.Tooltip("label:N", title=tr("Chosen")),
         alt.Tooltip(f"{field}:Q", title="tokens/s", format=",.1f"),
         alt.Tooltip("tpot_ms:Q", title="TPOT (ms)", format=",.2f"),
         alt.Tooltip("ttft_ms:Q", title="TTFT (ms)", format=",.1f"),
@@ -136,7 +144,7 @@ def total_throughput_chart(points: ChartData, lines: ChartData, knee: ChartData,
     """
     y = alt.Y(
         "total:Q",
-        title="Output tokens/s, all replicas (log scale)",
+        title=tr("Output tokens/s, all replicas (log scale)"),
         scale=alt.Scale(type="log"),
         axis=alt.Axis(format="~s", values=_RATE_TICKS),
     )
@@ -156,11 +164,11 @@ def user_speed_chart(
         chosen: the chosen batch's row, as for :func:`total_throughput_chart`.
         target: one row {per_user, target_ms, label}: the target as tokens/s per user (1000 / ms).
     """
-    y = alt.Y("per_user:Q", title="Tokens/s per user", scale=alt.Scale(zero=True), axis=alt.Axis(format="~s"))
+    y = alt.Y("per_user:Q", title=tr("Tokens/s per user"), scale=alt.Scale(zero=True), axis=alt.Axis(format="~s"))
     data = {"points": points, "lines": lines, "knee": knee, "chosen": chosen}
     target_tooltip = [
-        alt.Tooltip("target_ms:Q", title="Target (ms per token)", format=",g"),
-        alt.Tooltip("per_user:Q", title="tokens/s per user", format=",.1f"),
+        alt.Tooltip("target_ms:Q", title=tr("Target (ms per token)"), format=",g"),
+        alt.Tooltip("per_user:Q", title=tr("tokens/s per user"), format=",.1f"),
     ]
     rule = (
         alt.Chart(data_of(target))
@@ -175,9 +183,8 @@ def user_speed_chart(
     return alt.layer(*_layers(y, "per_user", data, free_corner="top"), rule, label).properties(height=_HEIGHT)
 
 
-_PART_COLORS = alt.Scale(
-    domain=list(STEP_PART_ORDER),
-    range=["#4C78A8", "#E45756", "#F58518", "#9D755D", "#BAB0AC", "#B279A2", "#72B7B2"],
+_PART_COLORS = dict(
+    zip(STEP_PART_ORDER, ["#4C78A8", "#E45756", "#F58518", "#9D755D", "#BAB0AC", "#B279A2", "#72B7B2"], strict=True)
 )
 
 
@@ -191,15 +198,17 @@ def step_breakdown_chart(rows: ChartData) -> alt.LayerChart:
         alt.Chart(data_of(rows))
         .mark_bar()
         .encode(
-            x=alt.X("batch:O", title="Batch (concurrent sequences per replica)", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("sum(pct):Q", title="Share of one decode step (%)", stack="zero", scale=alt.Scale(domain=[0, 100])),
-            color=alt.Color("part:N", title=None, scale=_PART_COLORS, legend=alt.Legend(orient="right")),
+            x=alt.X("batch:O", title=tr("Batch (concurrent sequences per replica)"), axis=alt.Axis(labelAngle=0)),
+            y=alt.Y(
+                "sum(pct):Q", title=tr("Share of one decode step (%)"), stack="zero", scale=alt.Scale(domain=[0, 100])
+            ),
+            color=alt.Color("part:N", title=None, scale=_translated(_PART_COLORS), legend=alt.Legend(orient="right")),
             order=alt.Order("order:Q"),
             tooltip=[
-                alt.Tooltip("batch:O", title="Batch"),
-                alt.Tooltip("part:N", title="Part"),
-                alt.Tooltip("ms:Q", title="ms per step", format=",.3f"),
-                alt.Tooltip("pct:Q", title="% of the step", format=".1f"),
+                alt.Tooltip("batch:O", title=tr("Batch")),
+                alt.Tooltip("part:N", title=tr("Part")),
+                alt.Tooltip("ms:Q", title=tr("ms per step"), format=",.3f"),
+                alt.Tooltip("pct:Q", title=tr("% of the step"), format=".1f"),
             ],
         )
     )

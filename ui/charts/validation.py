@@ -5,19 +5,25 @@ from __future__ import annotations
 import altair as alt
 
 from ui.charts import ChartData, data_of
+from ui.i18n import tr, translatable
 
 __all__ = ["KIND_COLORS", "error_chart", "validation_chart"]
 
 KIND_COLORS: dict[str, str] = {
-    "Training totals": "#4C78A8",
-    "Training throughput": "#F58518",
-    "Inference": "#54A24B",
-    "MoE serving": "#E45756",
-    "Memory": "#B279A2",
+    translatable("Training totals"): "#4C78A8",
+    translatable("Training throughput"): "#F58518",
+    translatable("Inference"): "#54A24B",
+    translatable("MoE serving"): "#E45756",
+    translatable("Memory"): "#B279A2",
 }
-"""One colour per kind of measurement."""
+"""One colour per kind of measurement (the chart rows carry the kind's label in the visit's language)."""
 _TICKS = [10.0**power for power in range(-1, 9)]
 _HEIGHT = 460
+
+
+def _kinds() -> list[str]:
+    """The kinds' labels in the visit's language, in :data:`KIND_COLORS` order."""
+    return [tr(kind) for kind in KIND_COLORS]
 
 
 def _axis(field: str, title: str) -> alt.X | alt.Y:
@@ -36,7 +42,7 @@ def validation_chart(points: ChartData, band: ChartData) -> alt.LayerChart:
         points: rows of {id, kind, measured, predicted, error, unit, where, source, quote}.
         band: two rows of {measured, low, high}: the ends of y = x and of the band.
     """
-    x = _axis("measured", "Measured (each in its own unit, log scale)")
+    x = _axis("measured", tr("Measured (each in its own unit, log scale)"))
     shade = (
         alt.Chart(data_of(band))
         .mark_area(color="#9e9e9e", opacity=0.18)
@@ -51,29 +57,29 @@ def validation_chart(points: ChartData, band: ChartData) -> alt.LayerChart:
         alt.Chart(data_of(band))
         .transform_filter("datum.measured > 1e3")
         .mark_text(align="right", dx=-6, dy=-10, color="#555555", fontSize=12)
-        .encode(x=x, y=alt.Y("high:Q", scale=alt.Scale(type="log")), text=alt.value("y = x, band ±25 %"))
+        .encode(x=x, y=alt.Y("high:Q", scale=alt.Scale(type="log")), text=alt.value(tr("y = x, band ±25 %")))
     )
     dots = (
         alt.Chart(data_of(points))
         .mark_circle(size=90, opacity=0.9, stroke="white", strokeWidth=1)
         .encode(
             x=x,
-            y=_axis("predicted", "Predicted by the engine (same unit, log scale)"),
+            y=_axis("predicted", tr("Predicted by the engine (same unit, log scale)")),
             color=alt.Color(
                 "kind:N",
                 title=None,
-                scale=alt.Scale(domain=list(KIND_COLORS), range=list(KIND_COLORS.values())),
+                scale=alt.Scale(domain=_kinds(), range=list(KIND_COLORS.values())),
                 legend=alt.Legend(orient="top-left", fillColor="white", padding=6),
             ),
             tooltip=[
-                alt.Tooltip("id:N", title="Measurement"),
-                alt.Tooltip("where:N", title="Run"),
-                alt.Tooltip("measured:Q", title="Measured", format=",.4~g"),
-                alt.Tooltip("predicted:Q", title="Predicted", format=",.4~g"),
-                alt.Tooltip("unit:N", title="Unit"),
-                alt.Tooltip("error:Q", title="Error", format="+.1%"),
-                alt.Tooltip("source:N", title="Source"),
-                alt.Tooltip("quote:N", title="Quoted row"),
+                alt.Tooltip("id:N", title=tr("Measurement")),
+                alt.Tooltip("where:N", title=tr("Run")),
+                alt.Tooltip("measured:Q", title=tr("Measured"), format=",.4~g"),
+                alt.Tooltip("predicted:Q", title=tr("Predicted"), format=",.4~g"),
+                alt.Tooltip("unit:N", title=tr("Unit")),
+                alt.Tooltip("error:Q", title=tr("Error"), format="+.1%"),
+                alt.Tooltip("source:N", title=tr("Source")),
+                alt.Tooltip("quote:N", title=tr("Quoted row")),
             ],
         )
     )
@@ -86,7 +92,7 @@ def error_chart(points: ChartData) -> alt.LayerChart:
     Args:
         points: the same rows as :func:`validation_chart`.
     """
-    kinds = list(KIND_COLORS)
+    kinds = _kinds()
     shade = [{"low": -0.25, "high": 0.25, "exact": 0.0}]  # one row: one rectangle, one rule
     band = alt.Chart(data_of(shade)).mark_rect(color="#9e9e9e", opacity=0.18).encode(x="low:Q", x2="high:Q")
     zero = alt.Chart(data_of(shade)).mark_rule(color="#555555", strokeDash=[5, 4]).encode(x="exact:Q")
@@ -96,17 +102,17 @@ def error_chart(points: ChartData) -> alt.LayerChart:
         .encode(
             x=alt.X(
                 "error:Q",
-                title="Error: predicted ÷ measured − 1 (grey: ±25 %)",
+                title=tr("Error: predicted ÷ measured − 1 (grey: ±25 %)"),
                 axis=alt.Axis(format="+.0%", values=[-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1.0]),
                 scale=alt.Scale(domain=[-0.6, 1.0], clamp=True),
             ),
             y=alt.Y("kind:N", title=None, sort=kinds, axis=alt.Axis(labelLimit=200)),
             color=alt.Color("kind:N", scale=alt.Scale(domain=kinds, range=list(KIND_COLORS.values())), legend=None),
             tooltip=[
-                alt.Tooltip("id:N", title="Measurement"),
-                alt.Tooltip("where:N", title="Run"),
-                alt.Tooltip("error:Q", title="Error", format="+.1%"),
-                alt.Tooltip("source:N", title="Source"),
+                alt.Tooltip("id:N", title=tr("Measurement")),
+                alt.Tooltip("where:N", title=tr("Run")),
+                alt.Tooltip("error:Q", title=tr("Error"), format="+.1%"),
+                alt.Tooltip("source:N", title=tr("Source")),
             ],
         )
     )

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.analyses.anatomy import ChipSummary, Hierarchy, Links, ReadTime
+from model.analyses.anatomy import ChipSummary, Hierarchy, Links, Phrase, ReadTime
 from model.analyses.generations import Generation, GenerationGrowth
 from ui.format import milliseconds
+from ui.i18n import tr, translatable
 
 __all__ = [
     "chip_metrics",
@@ -25,19 +26,23 @@ __all__ = [
     "link_table",
     "links_takeaway",
     "seed_notes",
+    "source_lines",
+    "worded",
 ]
 
-_METRICS = (
-    ("Dense 16-bit TFLOPS", "TFLOPS"),
-    ("Bandwidth (TB/s)", "TB/s"),
-    ("Memory (GB)", "GB"),
+DENSE_TFLOPS, BANDWIDTH_TBS, MEMORY_GB = (
+    translatable("Dense 16-bit TFLOPS"),
+    translatable("Bandwidth (TB/s)"),
+    translatable("Memory (GB)"),
 )
+"""The generations chart's three figures, named in English (rows and legend carry ``tr(name)``)."""
+_METRICS = ((DENSE_TFLOPS, "TFLOPS"), (BANDWIDTH_TBS, "TB/s"), (MEMORY_GB, "GB"))
 
 
 def size_text(nbytes: float | None) -> str:
     """Format a capacity in decimal units ('34.6 MB', '80 GB', '256 GB')."""
     if nbytes is None:
-        return "n/a"
+        return tr("n/a")
     for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
         if nbytes >= scale:
             return f"{nbytes / scale:,.3g} {unit}"
@@ -47,10 +52,15 @@ def size_text(nbytes: float | None) -> str:
 def rate_text(bytes_per_s: float | None) -> str:
     """Format a bandwidth as TB/s from 1 TB/s up, else GB/s ('402 TB/s', '63 GB/s')."""
     if bytes_per_s is None:
-        return "no source"
+        return tr("no source")
     if bytes_per_s >= 1e12:
         return f"{bytes_per_s / 1e12:,.3g} TB/s"
     return f"{bytes_per_s / 1e9:,.3g} GB/s"
+
+
+def worded(phrase: Phrase) -> str:
+    """Say one of the engine's anatomy phrases in the visit's language."""
+    return tr(phrase.template, **phrase.fields)
 
 
 def _ratio(value: float) -> str:
@@ -60,20 +70,24 @@ def _ratio(value: float) -> str:
 def chip_metrics(chip: ChipSummary) -> list[tuple[str, str, str]]:
     """Return (label, value, help) for the chip's headline metrics."""
     return [
-        ("SMs", f"{chip.sm_count:,}" if chip.sm_count else "n/a", "Streaming multiprocessors (catalog)."),
-        ("L2 cache", size_text(chip.l2_cache_bytes), "Shared by all SMs (catalog)."),
-        ("Memory", size_text(chip.memory_bytes), "Device memory, decimal GB (catalog)."),
-        ("Memory bandwidth", rate_text(chip.memory_bandwidth_bytes_per_s), "Datasheet peak (catalog)."),
+        (tr("SMs"), f"{chip.sm_count:,}" if chip.sm_count else tr("n/a"), tr("Streaming multiprocessors (catalog).")),
+        (tr("L2 cache"), size_text(chip.l2_cache_bytes), tr("Shared by all SMs (catalog).")),
+        (tr("Memory"), size_text(chip.memory_bytes), tr("Device memory, decimal GB (catalog).")),
+        (tr("Memory bandwidth"), rate_text(chip.memory_bandwidth_bytes_per_s), tr("Datasheet peak (catalog).")),
         (
-            f"Dense TFLOPS ({chip.flops_format})",
+            tr("Dense TFLOPS ({format})", format=chip.flops_format),
             f"{chip.dense_flops_per_s / 1e12:,.0f}",
-            "Dense peak, not 2:4 sparse (catalog)." + (f" {chip.note}." if chip.note else ""),
+            tr("{peak} {note}.", peak=tr("Dense peak, not 2:4 sparse (catalog)."), note=worded(chip.remark))
+            if chip.remark
+            else tr("Dense peak, not 2:4 sparse (catalog)."),
         ),
         (
-            "FLOPs per byte",
+            tr("FLOPs per byte"),
             f"{chip.flops_per_byte:,.0f}",
-            "The roofline ridge point: dense peak ÷ memory bandwidth. A kernel doing fewer FLOPs per byte of "
-            "memory traffic is memory-bound (decoding one token at batch 1 does about 1 per byte of weights).",
+            tr(
+                "The roofline ridge point: dense peak ÷ memory bandwidth. A kernel doing fewer FLOPs per byte of "
+                "memory traffic is memory-bound (decoding one token at batch 1 does about 1 per byte of weights)."
+            ),
         ),
     ]
 
@@ -83,13 +97,13 @@ def hierarchy_points(hierarchy: Hierarchy) -> list[dict[str, Any]]:
     return [
         {
             "order": index,
-            "level": "Host RAM (assumed)" if level.key == "host" else level.name,
+            "level": tr("Host RAM (assumed)") if level.key == "host" else worded(level.title),
             "capacity_bytes": level.capacity_bytes,
             "bandwidth_gb_s": level.bandwidth_bytes_per_s / 1e9,
-            "kind": level.bandwidth_kind,
+            "kind": tr(level.bandwidth_kind),  # 'catalog', 'derived' or 'measured': ui.charts.anatomy.KIND_COLORS
             "capacity": size_text(level.capacity_bytes),
             "bandwidth": rate_text(level.bandwidth_bytes_per_s),
-            "basis": level.bandwidth_basis,
+            "basis": worded(level.bandwidth_from) if level.bandwidth_from else "",
         }
         for index, level in enumerate(hierarchy.levels)
         if level.bandwidth_bytes_per_s
@@ -98,9 +112,9 @@ def hierarchy_points(hierarchy: Hierarchy) -> list[dict[str, Any]]:
 
 def _read_text(time: ReadTime | None) -> str:
     if time is None or not time.fits:
-        return "does not fit"
+        return tr("does not fit")
     if time.seconds is None:
-        return "no bandwidth"
+        return tr("no bandwidth")
     if time.seconds >= 1:
         return f"{time.seconds:,.1f} s"
     return milliseconds(time.seconds, 2 if time.seconds < 1e-3 else 1)
@@ -111,24 +125,43 @@ def hierarchy_table(hierarchy: Hierarchy, times: tuple[ReadTime, ...]) -> list[d
     by_key = {time.key: time for time in times}
     return [
         {
-            "Level": level.name,
-            "Capacity": size_text(level.capacity_bytes),
-            "Bandwidth": rate_text(level.bandwidth_bytes_per_s),
-            "Read the weights once": _read_text(by_key.get(level.key)),
-            "Capacity from": level.capacity_basis,
-            "Bandwidth from": level.bandwidth_basis or "no published or measured figure",
+            tr("Level"): worded(level.title),
+            tr("Capacity"): size_text(level.capacity_bytes),
+            tr("Bandwidth"): rate_text(level.bandwidth_bytes_per_s),
+            tr("Read the weights once"): _read_text(by_key.get(level.key)),
+            tr("Capacity from"): worded(level.capacity_from),
+            tr("Bandwidth from"): worded(level.bandwidth_from)
+            if level.bandwidth_from
+            else tr("no published or measured figure"),
         }
         for level in hierarchy.levels
     ]
 
 
+def source_lines(hierarchy: Hierarchy) -> list[str]:
+    """Return a markdown line per level that names where its bandwidth comes from (catalog sources as written)."""
+    return [
+        tr(
+            "- **{name}**: {text}",
+            name=worded(level.title),
+            text=worded(level.explained) if level.explained else level.cited,
+        )
+        for level in hierarchy.levels
+        if level.explained or level.cited
+    ]
+
+
 _PHRASES = {
-    "registers": "the register file",
-    "shared": "shared memory",
-    "l2": "the L2 cache",
-    "device": "device memory",
-    "host": "host RAM",
+    "registers": translatable("the register file"),
+    "shared": translatable("shared memory"),
+    "l2": translatable("the L2 cache"),
+    "device": translatable("device memory"),
+    "host": translatable("host RAM"),
 }
+
+
+def _phrase(key: str) -> str:
+    return tr(_PHRASES[key])
 
 
 def hierarchy_takeaway(hierarchy: Hierarchy, chip_name: str) -> str:
@@ -136,34 +169,49 @@ def hierarchy_takeaway(hierarchy: Hierarchy, chip_name: str) -> str:
     levels = hierarchy.levels
     timed = [level for level in levels if level.bandwidth_bytes_per_s]
     if len(timed) < 2:
-        return f"The catalog gives only the device memory of the {chip_name}: {size_text(levels[0].capacity_bytes)}."
+        return tr(
+            "The catalog gives only the device memory of the {chip}: {size}.",
+            chip=chip_name,
+            size=size_text(levels[0].capacity_bytes),
+        )
     first, last = timed[0], timed[-1]
-    text = (
-        f"Lower is larger and slower: on the {chip_name}, {_PHRASES[first.key]} moves "
-        f"{rate_text(first.bandwidth_bytes_per_s)} but holds {size_text(first.capacity_bytes)}; "
-        f"{_PHRASES[last.key]} holds {size_text(last.capacity_bytes)} at {rate_text(last.bandwidth_bytes_per_s)}"
+    text = tr(
+        "Lower is larger and slower: on the {chip}, {fast} moves {fast_rate} but holds {fast_size}; "
+        "{slow} holds {slow_size} at {slow_rate}",
+        chip=chip_name,
+        fast=_phrase(first.key),
+        fast_rate=rate_text(first.bandwidth_bytes_per_s),
+        fast_size=size_text(first.capacity_bytes),
+        slow=_phrase(last.key),
+        slow_size=size_text(last.capacity_bytes),
+        slow_rate=rate_text(last.bandwidth_bytes_per_s),
     )
     if last.key == "host" and hierarchy.device_over_host:
-        text += f", {_ratio(hierarchy.device_over_host)} slower than device memory"
+        text += tr(", {ratio} slower than device memory", ratio=_ratio(hierarchy.device_over_host))
     by_key = {level.key: level for level in levels}
     exceptions = [
-        f"{_PHRASES[brk.upper]} ({size_text(by_key[brk.upper].capacity_bytes)}) is not smaller than "
-        f"{_PHRASES[brk.lower]} ({size_text(by_key[brk.lower].capacity_bytes)})"
+        tr(
+            "{upper} ({upper_size}) is not smaller than {lower} ({lower_size})",
+            upper=_phrase(brk.upper),
+            upper_size=size_text(by_key[brk.upper].capacity_bytes),
+            lower=_phrase(brk.lower),
+            lower_size=size_text(by_key[brk.lower].capacity_bytes),
+        )
         if brk.quantity == "capacity"
-        else f"{_PHRASES[brk.lower]} is not slower than {_PHRASES[brk.upper]}"
+        else tr("{lower} is not slower than {upper}", lower=_phrase(brk.lower), upper=_phrase(brk.upper))
         for brk in hierarchy.breaks
     ]
     if exceptions:
-        text += ". Except: " + "; ".join(exceptions)
-    return text + "."
+        text += tr(". Except: {exceptions}", exceptions=tr("; ").join(exceptions))
+    return tr("{sentence}.", sentence=text)
 
 
 def link_bars(connections: Links) -> list[dict[str, Any]]:
     """Return one bar per link: GB/s per GPU per direction, with latency and the vendor's total."""
     return [
         {
-            "link": f"{row.role_label}: {row.link.name}",
-            "role": row.role_label,
+            "link": tr("{role}: {link}", role=worded(row.label), link=row.link.name),
+            "role": worded(row.label),  # one of ui.charts.anatomy.ROLE_COLORS
             "gb_s": row.link.bandwidth_bytes_per_s / 1e9,
             "bidirectional_gb_s": (row.link.bidirectional_bytes_per_s or 0.0) / 1e9 or None,
             "latency_us": row.link.latency_s * 1e6,
@@ -176,11 +224,11 @@ def link_table(connections: Links) -> list[dict[str, str]]:
     """Return one table row per link with its sources."""
     return [
         {
-            "Link": f"{row.role_label}: {row.link.name}",
-            "GB/s per direction": f"{row.link.bandwidth_bytes_per_s / 1e9:,.4g}",
-            "Latency": f"{row.link.latency_s * 1e6:g} µs",
-            "Bandwidth source": row.link.source,
-            "Latency source": row.link.latency_source or "catalog",
+            tr("Link"): tr("{role}: {link}", role=worded(row.label), link=row.link.name),
+            tr("GB/s per direction"): f"{row.link.bandwidth_bytes_per_s / 1e9:,.4g}",
+            tr("Latency"): f"{row.link.latency_s * 1e6:g} µs",
+            tr("Bandwidth source"): row.link.source,
+            tr("Latency source"): row.link.latency_source or tr("catalog"),
         }
         for row in connections.rows
     ]
@@ -190,13 +238,25 @@ def links_takeaway(connections: Links) -> str:
     """Compare the scale-up link with the host link (the seed: NVLink ~10× PCIe) and the network."""
     scale_up = connections.rows[0].link
     network = connections.rows[1].link
-    text = f"{scale_up.name} gives each GPU {rate_text(scale_up.bandwidth_bytes_per_s)} per direction"
     host = next((row.link for row in connections.rows if row.role == "host"), None)
+    shared = {
+        "link": scale_up.name,
+        "rate": rate_text(scale_up.bandwidth_bytes_per_s),
+        "network_ratio": _ratio(connections.scale_up_over_network),
+        "network": network.name,
+    }
     if host is not None and connections.scale_up_over_host is not None:
-        text += (
-            f": {_ratio(connections.scale_up_over_host)} its {host.name} host link (the seed says NVLink ≈ 10× PCIe)"
+        return tr(
+            "{link} gives each GPU {rate} per direction: {host_ratio} its {host} host link "
+            "(the seed says NVLink ≈ 10× PCIe), and {network_ratio} the {network} network between nodes.",
+            host_ratio=_ratio(connections.scale_up_over_host),
+            host=host.name,
+            **shared,
         )
-    return text + f", and {_ratio(connections.scale_up_over_network)} the {network.name} network between nodes."
+    return tr(
+        "{link} gives each GPU {rate} per direction, and {network_ratio} the {network} network between nodes.",
+        **shared,
+    )
 
 
 def generation_lines(rows: tuple[Generation, ...]) -> list[dict[str, Any]]:
@@ -207,7 +267,7 @@ def generation_lines(rows: tuple[Generation, ...]) -> list[dict[str, Any]]:
             continue
         figures = (row.dense_flops_per_s / 1e12, row.memory_bandwidth_bytes_per_s / 1e12, row.memory_bytes / 1e9)
         for (metric, unit), value in zip(_METRICS, figures, strict=True):
-            values.append({"gpu": row.label, "year": row.year, "metric": metric, "unit": unit, "value": value})
+            values.append({"gpu": row.label, "year": row.year, "metric": tr(metric), "unit": unit, "value": value})
     return values
 
 
@@ -216,12 +276,12 @@ def generation_seed_points(rows: tuple[Generation, ...]) -> list[dict[str, Any]]
     points: dict[tuple[str, str], dict[str, Any]] = {}
     for row in rows:
         seed = row.seed
-        for metric, value in (("Dense 16-bit TFLOPS", seed.tflops), ("Memory (GB)", max(seed.memory_gb))):
-            shown = f"{value:,.0f}+" if metric.startswith("Dense") and seed.tflops_is_floor else f"{value:,.0f}"
+        for metric, value in ((DENSE_TFLOPS, seed.tflops), (MEMORY_GB, max(seed.memory_gb))):
+            shown = f"{value:,.0f}+" if metric == DENSE_TFLOPS and seed.tflops_is_floor else f"{value:,.0f}"
             points[(seed.label, metric)] = {
-                "gpu": f"{seed.label} (seed)",
+                "gpu": tr("{gpu} (seed)", gpu=seed.label),
                 "year": seed.year,
-                "metric": metric,
+                "metric": tr(metric),
                 "value": value,
                 "shown": shown,
             }
@@ -242,14 +302,14 @@ def generation_table(rows: tuple[Generation, ...]) -> list[dict[str, str]]:
         table.append(
             {
                 "GPU": row.label,
-                "Year": str(row.year),
-                "Seed year": f"{seed.year} {_check(row.year_matches)}",
-                "Memory (GB)": f"{row.memory_bytes / 1e9:g}",
-                "Seed memory": f"{memory} {_check(row.memory_matches)}",
-                "Dense TFLOPS": f"{row.dense_flops_per_s / 1e12:,.0f} ({row.flops_format})",
-                "Seed TFLOPS": f"{tflops} {_check(row.flops_matches)}",
+                tr("Year"): str(row.year),
+                tr("Seed year"): f"{seed.year} {_check(row.year_matches)}",
+                tr(MEMORY_GB): f"{row.memory_bytes / 1e9:g}",
+                tr("Seed memory"): f"{memory} {_check(row.memory_matches)}",
+                tr("Dense TFLOPS"): f"{row.dense_flops_per_s / 1e12:,.0f} ({row.flops_format})",
+                tr("Seed TFLOPS"): f"{tflops} {_check(row.flops_matches)}",
                 "TB/s": f"{row.memory_bandwidth_bytes_per_s / 1e12:.2f}",
-                "FLOPs per byte": f"{row.flops_per_byte:,.0f}",
+                tr("FLOPs per byte"): f"{row.flops_per_byte:,.0f}",
             }
         )
     return table
@@ -257,18 +317,23 @@ def generation_table(rows: tuple[Generation, ...]) -> list[dict[str, str]]:
 
 def seed_notes(rows: tuple[Generation, ...]) -> str:
     """Return a markdown list with one line per seed row: what the reference notes found about it."""
-    notes = {row.seed.label: f"- **{row.seed.label}**: {row.seed.note}" for row in rows}
+    notes = {row.seed.label: tr("- **{name}**: {text}", name=row.seed.label, text=tr(row.seed.note)) for row in rows}
     return "\n".join(notes.values())
 
 
 def generations_takeaway(growth: GenerationGrowth | None) -> str:
     """Say how compute, bandwidth and memory grew along the main line, step by step."""
     if growth is None:
-        return "The catalog holds too few of V100 to B200 to draw the line."
-    steps = ", ".join(f"{a} → {b} {_ratio(ratio)}" for a, b, ratio in growth.steps)
-    return (
-        f"From {growth.first} to {growth.last}, dense 16-bit compute grew {_ratio(growth.flops_ratio)}, memory "
-        f"bandwidth {_ratio(growth.bandwidth_ratio)} and memory {_ratio(growth.memory_ratio)}: compute outran "
-        f"memory, as the seed says, so more work is memory-bound. Compute per step: {steps} "
-        "(the seed: 2-3× per generation)."
+        return tr("The catalog holds too few of V100 to B200 to draw the line.")
+    steps = tr(", ").join(f"{a} → {b} {_ratio(ratio)}" for a, b, ratio in growth.steps)
+    return tr(
+        "From {first} to {last}, dense 16-bit compute grew {flops}, memory bandwidth {bandwidth} and memory "
+        "{memory}: compute outran memory, as the seed says, so more work is memory-bound. Compute per step: "
+        "{steps} (the seed: 2-3× per generation).",
+        first=growth.first,
+        last=growth.last,
+        flops=_ratio(growth.flops_ratio),
+        bandwidth=_ratio(growth.bandwidth_ratio),
+        memory=_ratio(growth.memory_ratio),
+        steps=steps,
     )

@@ -1,11 +1,11 @@
-"""Rows, control steps, labels and takeaways for the training-vs-serving cost page.
+"""Rows, control steps and labels for the training-vs-serving cost page (its sentences: ui.rows.cost_text).
 
-Pure helpers: engine results in, lists of dicts (days, percent, US dollars) or sentences out.
+Pure helpers: engine results in, lists of dicts (days, percent, US dollars) or labels out, in the
+visit's language. The page reads the sentences through this module too (they are in ``__all__``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -13,9 +13,19 @@ from model import Catalog
 from model.analyses.economics import CostOverTime, api_price
 from model.analyses.scaling import CardScaling
 from model.catalog import ApiPrice
-from model.units import DAY_S, format_count, format_usd
+from model.units import DAY_S, format_count
 from ui.controls import AUTO
-from ui.format import duration, percent
+from ui.format import dollars, duration
+from ui.i18n import tr, translatable
+from ui.rows.cost_text import (
+    api_help,
+    cost_takeaway,
+    month_text,
+    scaling_takeaway,
+    serving_help,
+    traffic_label,
+    training_help,
+)
 
 __all__ = [
     "BREAK_EVEN_HELP",
@@ -55,30 +65,38 @@ TRAFFIC_STEPS: tuple[float, ...] = (
 """Output tokens per day on a log grid from 1M to 1T."""
 TOKEN_STEPS: tuple[float, ...] = (0.0, *(m * 10.0**e for e in range(9, 16) for m in _ONE_TWO_FIVE), 1e16)
 """Training tokens: 0 (20 per parameter) then a log grid from 1B to 10 quadrillion."""
-COST_SERIES = ("Training (one-time)", "Self-hosted serving", "Train + self-host", "API")
-"""The cost chart's lines, in legend order."""
-IDEAL_SETUP = "Perfect scaling"
-BREAK_EVEN_HELP = "The month when cumulative self-hosted serving has cost as much as training (30.44-day months)."
-STEP_PARTS: tuple[tuple[str, str], ...] = (
-    ("compute", "compute"),
-    ("tensor_parallel", "tensor-parallel all-reduce"),
-    ("data_parallel", "data-parallel gradients"),
-    ("expert_parallel", "expert all-to-all"),
-    ("pipeline_transfer", "pipeline transfer"),
-    ("bubble", "pipeline bubble"),
-    ("optimizer", "optimizer update"),
+COST_SERIES = (
+    translatable("Training (one-time)"),
+    translatable("Self-hosted serving"),
+    translatable("Train + self-host"),
+    translatable("API"),
 )
-"""Step-time fields of a scaling row and their chart labels, in stacking order."""
-
-
-def traffic_label(tokens_per_day: float) -> str:
-    """Label a traffic step: '1B tokens/day'."""
-    return f"{format_count(tokens_per_day)} tokens/day"
+"""The cost chart's lines, in legend order (English: rows and charts show ``tr(series)``)."""
+IDEAL_SETUP = translatable("Perfect scaling")
+SETUP_TEXTS = (
+    translatable("Scenario's links"),
+    translatable("PCIe inside the node"),
+    translatable("100 Gb Ethernet between nodes"),
+)
+"""The engine's SETUP_LABELS as keys of their translations: rows show ``tr(setup)``."""
+BREAK_EVEN_HELP = translatable(
+    "The month when cumulative self-hosted serving has cost as much as training (30.44-day months)."
+)
+STEP_PARTS: tuple[tuple[str, str], ...] = (
+    ("compute", translatable("compute")),
+    ("tensor_parallel", translatable("tensor-parallel all-reduce")),
+    ("data_parallel", translatable("data-parallel gradients")),
+    ("expert_parallel", translatable("expert all-to-all")),
+    ("pipeline_transfer", translatable("pipeline transfer")),
+    ("bubble", translatable("pipeline bubble")),
+    ("optimizer", translatable("optimizer update")),
+)
+"""Step-time fields of a scaling row and their chart labels (English: show ``tr(label)``), in stacking order."""
 
 
 def tokens_label(tokens: float) -> str:
     """Label a training-token step: 0 is the Chinchilla default."""
-    return "auto: 20 per parameter" if tokens == 0 else f"{format_count(tokens)} tokens"
+    return tr("auto: 20 per parameter") if tokens == 0 else tr("{count} tokens", count=format_count(tokens))
 
 
 def api_label(price: ApiPrice) -> str:
@@ -89,8 +107,13 @@ def api_label(price: ApiPrice) -> str:
 def api_terms(price: ApiPrice | None) -> str:
     """Say an API's list prices and their date: '$0.18 in / $0.18 out per M tokens · 2026-01-24'."""
     if price is None:
-        return "no API price in the catalog"
-    return f"${price.input_usd_per_million:g} in / ${price.output_usd_per_million:g} out per M tokens · {price.date}"
+        return tr("no API price in the catalog")
+    return tr(
+        "{input} in / {output} out per M tokens · {date}",
+        input=f"${price.input_usd_per_million:g}",
+        output=f"${price.output_usd_per_million:g}",
+        date=price.date,
+    )
 
 
 def chosen_api_price(catalog: Catalog, choice: str, model: str | None, params: float | None = None) -> ApiPrice | None:
@@ -101,31 +124,37 @@ def chosen_api_price(catalog: Catalog, choice: str, model: str | None, params: f
 def api_labeller(catalog: Catalog, model: str | None, params: float | None = None) -> Callable[[str], str]:
     """Return the API selectbox's label function; 'auto' names the row it picks.
 
-    The model is bound now: AppTest re-applies format functions outside the script run.
+    The model and the words are bound now: AppTest re-applies format functions outside the script run.
     """
     by_id = {price.id: price for price in catalog.prices}
     automatic = api_price(catalog, None, model, params)
+    auto = (
+        tr("auto: {api}", api=f"{automatic.provider} {automatic.model}")
+        if automatic
+        else tr("auto: no API price known")
+    )
 
     def label(choice: str) -> str:
         if choice == AUTO:
-            return f"auto: {automatic.provider} {automatic.model}" if automatic else "auto: no API price known"
+            return auto
         return api_label(by_id[choice]) if choice in by_id else choice
 
     return label
 
 
+MONTH_S = 30.44 * DAY_S
+YEAR_S = 365 * DAY_S
+
+
 def short_duration(seconds: float | None) -> str:
-    """Format a duration to fit a metric tile: whole days from 10 days on ('291 days')."""
-    if seconds is not None and 10 * DAY_S <= seconds < 2 * 365 * DAY_S:
-        return f"{seconds / DAY_S:,.0f} days"
-    return duration(seconds)
-
-
-def month_text(month: float | None, horizon: int) -> str:
-    """Say a fractional month plainly: 'month 3.1', or 'after 24 months' when beyond the horizon."""
-    if month is None:
-        return f"after {horizon} months"
-    return f"month {month:,.1f}"
+    """Format a duration to fit a metric tile at 1280 px: '45 days', '9.5 mo', '3.2 yr' (at most about 7 characters)."""
+    if seconds is None or not 10 * DAY_S <= seconds < 1e4 * YEAR_S:
+        return duration(seconds)
+    if seconds < 60 * DAY_S:
+        return tr("{n} days", n=f"{seconds / DAY_S:,.0f}")
+    if seconds < 2 * YEAR_S:
+        return tr("{n} mo", n=f"{seconds / MONTH_S:,.1f}")
+    return tr("{n} yr", n=f"{seconds / YEAR_S:,.1f}" if seconds < 100 * YEAR_S else f"{seconds / YEAR_S:,.0f}")
 
 
 NOT_RUN = "—"
@@ -138,7 +167,7 @@ def money(value: float | None) -> str:
         return NOT_RUN
     if 1e4 <= value < 1e6:
         return f"${value / 1e3:,.0f}k"
-    return format_usd(value)
+    return dollars(value)
 
 
 def break_even_text(result: CostOverTime) -> str:
@@ -146,21 +175,13 @@ def break_even_text(result: CostOverTime) -> str:
     if result.training_usd is None or result.serving_usd_per_month is None:
         return NOT_RUN
     if result.break_even_month is None:
-        return f"> {result.months} mo"
-    return f"month {result.break_even_month:,.1f}"
+        return tr("> {n} mo", n=f"{result.months:,}")
+    return tr("month {month}", month=f"{result.break_even_month:,.1f}")
 
 
 def sentence(note: str) -> str:
     """Turn an engine note (lower case, no full stop) into a sentence."""
-    return f"{note[:1].upper()}{note[1:]}."
-
-
-def training_help(result: CostOverTime, cards: int) -> str:
-    """Explain the training cost: one-time, its GPU-hours and price."""
-    if result.training_gpu_hours is None:
-        return "Training does not fit on these cards: add cards, or use a smaller model or precision."
-    price = f" at {format_usd(result.price_per_gpu_hour)} per GPU-hour" if result.price_per_gpu_hour is not None else ""
-    return f"One-time: {result.training_gpu_hours:,.0f} GPU-hours on {cards:,} cards{price}."
+    return tr("{sentence}.", sentence=f"{note[:1].upper()}{note[1:]}")
 
 
 def cost_rows(result: CostOverTime) -> list[dict[str, Any]]:
@@ -174,7 +195,7 @@ def cost_rows(result: CostOverTime) -> list[dict[str, Any]]:
         values = (row.training_usd, row.serving_usd, row.total_usd, row.api_usd)
         for order, (series, usd) in enumerate(zip(COST_SERIES, values, strict=True)):
             if usd:
-                rows.append({"month": row.month, "series": series, "usd": usd, "order": order})
+                rows.append({"month": row.month, "series": tr(series), "usd": usd, "order": order})
     return rows
 
 
@@ -190,7 +211,7 @@ def cost_marks(result: CostOverTime) -> list[dict[str, Any]]:
             {
                 "month": result.break_even_month,
                 "usd": result.training_usd,
-                "label": f"break-even: {month_text(result.break_even_month, result.months)}",
+                "label": tr("break-even: {month}", month=month_text(result.break_even_month, result.months)),
                 "dy": 16,
             }
         )
@@ -199,7 +220,9 @@ def cost_marks(result: CostOverTime) -> list[dict[str, Any]]:
             {
                 "month": result.api_crossover_month,
                 "usd": result.api_crossover_usd,
-                "label": f"cheaper than the API from {month_text(result.api_crossover_month, result.months)}",
+                "label": tr(
+                    "cheaper than the API from {month}", month=month_text(result.api_crossover_month, result.months)
+                ),
                 "dy": -12,
             }
         )
@@ -209,58 +232,12 @@ def cost_marks(result: CostOverTime) -> list[dict[str, Any]]:
     return marks
 
 
-def cost_takeaway(result: CostOverTime, serving_only: bool = False) -> str:
-    """Say when serving spend overtakes the training bill, and from when self-hosting beats the API.
-
-    With ``serving_only`` (the goal is to serve an open model, not to train it) the training bill is
-    left out: self-hosting is compared with the API month by month.
-    """
-    api = f"{result.api.provider} {result.api.model}" if result.api is not None else "the API"
-    if serving_only and result.serving_usd_per_month is not None and result.api_usd_per_month is not None:
-        ours, theirs = result.serving_usd_per_month, result.api_usd_per_month
-        verdict = (
-            "self-hosting beats the API from month 1"
-            if ours < theirs
-            else "the API stays cheaper than self-hosting at this traffic"
-        )
-        return (
-            f"Serving {traffic_label(result.tokens_per_day)} yourself costs {format_usd(ours)} a month against "
-            f"{format_usd(theirs)} for {api}: {verdict}."
-        )
-    if result.training_usd is None or result.serving_usd_per_month is None:
-        text = "There is no break-even to show (see the note above)"
-        if result.api_usd_per_month is not None:
-            text += f"; {api} would cost {format_usd(result.api_usd_per_month)} a month for this traffic"
-        return text + "."
-    floor = f" (the floor: one {result.replica_cards}-card replica around the clock, partly idle)"
-    serving = (
-        f"serving {traffic_label(result.tokens_per_day)} costs {format_usd(result.serving_usd_per_month)} a month"
-        + (floor if result.replica_floor_applies else "")
-    )
-    if result.break_even_month is None:
-        when = f"does not reach the training bill of {format_usd(result.training_usd)} within {result.months} months"
-    else:
-        when = (
-            f"overtakes the training bill ({format_usd(result.training_usd)}) in month "
-            f"{math.ceil(result.break_even_month):,}"
-        )
-    text = f"Self-hosted, {serving}, and {when}"
-    if result.api_usd_per_month is not None:
-        if result.api_crossover_month is not None:
-            text += f"; self-hosting beats {api} from month {math.ceil(result.api_crossover_month):,}"
-        elif result.api_usd_per_month <= result.serving_usd_per_month:
-            text += f"; {api} is cheaper than serving it yourself, at {format_usd(result.api_usd_per_month)} a month"
-        else:
-            text += f"; {api} stays cheaper than training + self-hosting for {result.months} months"
-    return text + "."
-
-
 def scaling_rows(scaling: CardScaling) -> list[dict[str, Any]]:
     """Return training time per card count and link setup, in days, plus the perfect-scaling line."""
     rows = [
         {
             "cards": row.cards,
-            "setup": row.setup,
+            "setup": tr(row.setup),  # one of SETUP_TEXTS
             "links": row.links,
             "days": row.time_s / DAY_S,
             "cost_usd": row.cost_usd,
@@ -270,12 +247,12 @@ def scaling_rows(scaling: CardScaling) -> list[dict[str, Any]]:
         for row in scaling.rows
         if row.fits
     ]
-    rows += [{"cards": point.cards, "setup": IDEAL_SETUP, "days": point.time_s / DAY_S} for point in scaling.ideal]
+    rows += [{"cards": point.cards, "setup": tr(IDEAL_SETUP), "days": point.time_s / DAY_S} for point in scaling.ideal]
     return rows
 
 
 def step_share_rows(scaling: CardScaling, setup: str) -> list[dict[str, Any]]:
-    """Return what one step is made of, in percent, per card count for one link setup."""
+    """Return what one step is made of, in percent, per card count for one link setup (the engine's label)."""
     rows = []
     for row in scaling.rows:
         if row.setup != setup or not row.fits:
@@ -283,47 +260,5 @@ def step_share_rows(scaling: CardScaling, setup: str) -> list[dict[str, Any]]:
         for order, (field, label) in enumerate(STEP_PARTS):
             share = getattr(row, field)
             if share > 0:
-                rows.append({"cards": row.cards, "part": label, "pct": share * 100.0, "order": order})
+                rows.append({"cards": row.cards, "part": tr(label), "pct": share * 100.0, "order": order})
     return rows
-
-
-def scaling_takeaway(scaling: CardScaling) -> str:
-    """Say how close the scenario's links stay to perfect scaling and where slower links start to hurt."""
-    if not scaling.rows:
-        return "Training fits on no card count up to 100,000 with this model and GPU."
-    parts = []
-    if scaling.speedup is not None and scaling.smallest_cards and scaling.largest_cards:
-        parts.append(
-            f"With the scenario's links, going from {scaling.smallest_cards:,} to {scaling.largest_cards:,} cards "
-            f"trains {scaling.speedup:,.1f}× faster (perfect scaling: "
-            f"{scaling.largest_cards // scaling.smallest_cards:,}×)"
-        )
-    for slowdown in scaling.slowdowns:
-        if slowdown.first_cards is None:
-            parts.append(f"{slowdown.setup} costs under 10% at every count (at most {slowdown.worst_factor:.2f}×)")
-        else:
-            parts.append(
-                f"{slowdown.setup} hurts from {slowdown.first_cards:,} cards (10% or more slower) and is "
-                f"{slowdown.worst_factor:,.1f}× slower at {slowdown.worst_cards:,}"
-            )
-    return "; ".join(parts) + "."
-
-
-def serving_help(result: CostOverTime, utilization: float) -> str:
-    """Explain the monthly serving figure: the per-token price, busy cards and the one-replica floor."""
-    return (
-        f"Self-hosted at full load and {percent(utilization)} utilisation: "
-        f"{format_usd(result.cost_per_million_output_tokens_usd)} per million output tokens, "
-        f"{result.serving_cards_busy:,.1f} cards busy; never under one {result.replica_cards}-card replica "
-        f"around the clock ({format_usd(result.replica_usd_per_month)} a month)."
-    )
-
-
-def api_help(result: CostOverTime) -> str:
-    """Explain the monthly API figure: which API, and the output and prompt tokens it bills."""
-    if result.api is None:
-        return "No API price in the catalog."
-    return (
-        f"{result.api.provider} {result.api.model}: {traffic_label(result.tokens_per_day)} output and "
-        f"{traffic_label(result.prompt_tokens_per_day)} prompt, at list prices of {result.api.date}."
-    )

@@ -10,10 +10,16 @@ from typing import Any
 from model import Estimate, TrainingEstimate
 from model.layouts.serving import replica_name
 from ui.format import bytes_gb, duration
+from ui.i18n import tr, translatable
 from ui.rows.costs import STEP_PARTS
+from ui.text import listed, sentences
 
 __all__ = [
+    "OPTION_WORDS",
+    "option_labels",
+    "option_word",
     "recompute_text",
+    "replica_text",
     "serving_candidate_rows",
     "serving_choice",
     "step_rows",
@@ -22,12 +28,56 @@ __all__ = [
     "training_layout_text",
 ]
 
+OPTION_WORDS = {
+    "auto": translatable("auto"),
+    "none": translatable("none"),
+    "selective": translatable("selective"),
+    "full": translatable("full"),
+}
+"""The layout controls' options that are words (the rest are numbers), as the page shows them."""
+_RECOMPUTE = {
+    "none": translatable("no recomputation"),
+    "selective": translatable("selective recomputation"),
+    "full": translatable("full recomputation"),
+}
+_FIXED = {
+    "zero": translatable("zero"),
+    "recompute": translatable("recompute"),
+    "micro_batch": translatable("micro batch"),
+    "global_batch": translatable("global batch"),
+}
+"""The scenario fields a visitor can fix, as the choice sentence names them (the rest are codes: tp, pp)."""
+
+
+def option_word(option: object) -> str:
+    """Return a control option as the visit's language shows it: 'auto' -> '自动'; numbers as they are."""
+    text = str(option)
+    return tr(OPTION_WORDS[text]) if text in OPTION_WORDS else text
+
+
+def option_labels(options: tuple[str, ...]) -> dict[str, str]:
+    """Return each control option as the visit's language shows it (bind it when the widget is built)."""
+    return {option: option_word(option) for option in options}
+
+
+def replica_text(tp: int, pp: int, ep: int = 1) -> str:
+    """Name a serving replica in the visit's language: 'tp 8 × pp 2', 'attention DP 8 × EP 8'."""
+    if ep > 1:
+        return tr("attention DP {ep} × EP {ep}", ep=str(ep))
+    return replica_name(tp, pp)
+
 
 def recompute_text(training: TrainingEstimate, layers_per_stage: int) -> str:
     """Say how activations are recomputed: 'no recomputation', 'full recomputation of 3 of 8 layers per stage'."""
     if training.recompute == "full" and training.recomputed_layers < layers_per_stage:
-        return f"full recomputation of {training.recomputed_layers} of {layers_per_stage} layers per stage"
-    return "no recomputation" if training.recompute == "none" else f"{training.recompute} recomputation"
+        return tr(
+            "full recomputation of {layers} of {per_stage} layers per stage",
+            layers=str(training.recomputed_layers),
+            per_stage=str(layers_per_stage),
+        )
+    if training.recompute in _RECOMPUTE:
+        return tr(_RECOMPUTE[training.recompute])
+    return f"{training.recompute} recomputation"
 
 
 def _layers_per_stage(result: Estimate) -> int:
@@ -40,9 +90,9 @@ def training_layout_text(result: Estimate) -> str:
     layout = training.parallelism
     parts = [f"tp {layout.tp} × pp {layout.pp} × dp {layout.dp}" + (f" × ep {layout.ep}" if layout.ep > 1 else "")]
     if training.vp > 1:
-        parts.append(f"{training.vp} chunks per stage")
+        parts.append(tr("{vp} chunks per stage", vp=str(training.vp)))
     parts += [f"ZeRO {layout.zero}", recompute_text(training, _layers_per_stage(result))]
-    return ", ".join(parts)
+    return listed(parts)
 
 
 def training_choice(result: Estimate) -> str:
@@ -54,33 +104,48 @@ def training_choice(result: Estimate) -> str:
         if getattr(result.resolved.scenario, name) is not None
     ]
     if not training.fits:
-        head = f"Nothing fits; the layout needing the least memory is {training_layout_text(result)}."
+        head = tr("Nothing fits; the layout needing the least memory is {layout}.", layout=training_layout_text(result))
     else:
-        head = (
-            f"The fastest of {training.layouts_timed:,} layouts timed that fits: {training_layout_text(result)}; "
-            f"{training.microbatches:,} micro-batch{'es' if training.microbatches > 1 else ''} of "
-            f"{training.micro_batch:,} × {training.seq_len:,} tokens per replica per step "
-            f"({training.global_batch:,} sequences)."
-        )
+        fields = {
+            "timed": f"{training.layouts_timed:,}",
+            "layout": training_layout_text(result),
+            "count": f"{training.microbatches:,}",
+            "micro": f"{training.micro_batch:,}",
+            "seq": f"{training.seq_len:,}",
+            "sequences": f"{training.global_batch:,}",
+        }
+        if training.microbatches > 1:
+            head = tr(
+                "The fastest of {timed} layouts timed that fits: {layout}; {count} micro-batches of {micro} × {seq} "
+                "tokens per replica per step ({sequences} sequences).",
+                **fields,
+            )
+        else:
+            head = tr(
+                "The fastest of {timed} layouts timed that fits: {layout}; {count} micro-batch of {micro} × {seq} "
+                "tokens per replica per step ({sequences} sequences).",
+                **fields,
+            )
     candidates = training.layout_candidates
     if training.fits and len(candidates) > 1:
         gap = candidates[1].time_s / candidates[0].time_s - 1.0
-        head += f" The runner-up takes {gap:.1%} longer."
+        head = sentences([head, tr("The runner-up takes {gap} longer.", gap=f"{gap:.1%}")])
     if fixed:
-        head += " You fixed " + ", ".join(name.replace("_", " ") for name in fixed) + "; the search kept them."
+        names = listed([tr(_FIXED[name]) if name in _FIXED else name for name in fixed])
+        head = sentences([head, tr("You fixed {names}; the search kept them.", names=names)])
     return head
 
 
 def step_rows(result: Estimate) -> list[dict[str, Any]]:
     """Return the chosen layout's step by part: {step, part, seconds, pct, order}, parts that take time only."""
     step = result.training.step
-    name = "One step" if result.training.fits else "One step (does not fit)"
+    name = tr("One step") if result.training.fits else tr("One step (does not fit)")
     rows = []
     for order, (field, label) in enumerate(STEP_PARTS):
         seconds = getattr(step, field)
         if seconds > 0:
             share = seconds / step.total * 100.0
-            rows.append({"step": name, "part": label, "seconds": seconds, "pct": share, "order": order})
+            rows.append({"step": name, "part": tr(label), "seconds": seconds, "pct": share, "order": order})
     return rows
 
 
@@ -92,19 +157,23 @@ def training_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
     rows = []
     for rank, c in enumerate(training.layout_candidates):
         per_stage = -(-stage_layers // c.pp)
-        recompute = c.recompute if c.recompute != "full" else f"full, {c.recomputed_layers} of {per_stage} layers"
+        recompute = (
+            option_word(c.recompute)
+            if c.recompute != "full"
+            else tr("full, {layers} of {per_stage} layers", layers=str(c.recomputed_layers), per_stage=str(per_stage))
+        )
         rows.append(
             {
-                "": "chosen" if rank == 0 else f"#{rank + 1}",
-                "Layout": f"tp {c.tp} × pp {c.pp} × dp {c.dp}" + (f" × ep {c.ep}" if c.ep > 1 else ""),
-                "Chunks per stage": c.vp,
+                "": tr("chosen") if rank == 0 else f"#{rank + 1}",
+                tr("Layout"): f"tp {c.tp} × pp {c.pp} × dp {c.dp}" + (f" × ep {c.ep}" if c.ep > 1 else ""),
+                tr("Chunks per stage"): c.vp,
                 "ZeRO": c.zero,
-                "Recomputation": recompute,
-                "Micro-batch": c.micro_batch,
-                "Batch (sequences)": f"{c.global_batch:,}",
-                "Time to train": duration(c.time_s),
-                "vs chosen": "" if rank == 0 or not best else f"+{c.time_s / best - 1.0:.1%}",
-                "GB per card": bytes_gb(c.memory_per_gpu),
+                tr("Recomputation"): recompute,
+                tr("Micro-batch"): c.micro_batch,
+                tr("Batch (sequences)"): f"{c.global_batch:,}",
+                tr("Time to train"): duration(c.time_s),
+                tr("vs chosen"): "" if rank == 0 or not best else f"+{c.time_s / best - 1.0:.1%}",
+                tr("GB per card"): bytes_gb(c.memory_per_gpu),
             }
         )
     return rows
@@ -113,16 +182,31 @@ def training_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
 def serving_choice(result: Estimate) -> str:
     """Say which serving replica answers the question asked, and why."""
     inference, scenario = result.inference, result.resolved.scenario
-    question = (
-        "the lowest time per token for one user"
-        if scenario.batch == 1
-        else "the most output tokens per second per card"
-        + (f" within {scenario.target_tpot_s * 1e3:,.0f} ms per token" if scenario.target_tpot_s else "")
-    )
-    return (
-        f"Serving: replicas of {replica_name(inference.tp, inference.pp, inference.ep)} ({inference.dp:,} of them), "
-        "the layout with "
-        f"{question} at {inference.batch:,} sequence{'s' if inference.batch > 1 else ''} per replica."
+    if scenario.batch == 1:
+        question = tr("the lowest time per token for one user")
+    elif scenario.target_tpot_s:
+        question = tr(
+            "the most output tokens per second per card within {ms} ms per token",
+            ms=f"{scenario.target_tpot_s * 1e3:,.0f}",
+        )
+    else:
+        question = tr("the most output tokens per second per card")
+    fields = {
+        "replica": replica_text(inference.tp, inference.pp, inference.ep),
+        "replicas": f"{inference.dp:,}",
+        "question": question,
+        "batch": f"{inference.batch:,}",
+    }
+    if inference.batch > 1:
+        return tr(
+            "Serving: replicas of {replica} ({replicas} of them), the layout with {question} at {batch} sequences "
+            "per replica.",
+            **fields,
+        )
+    return tr(
+        "Serving: replicas of {replica} ({replicas} of them), the layout with {question} at {batch} sequence "
+        "per replica.",
+        **fields,
     )
 
 
@@ -132,13 +216,13 @@ def serving_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
     for rank, c in enumerate(result.inference.layout_candidates):
         rows.append(
             {
-                "": "chosen" if rank == 0 else f"#{rank + 1}",
-                "Replica": replica_name(c.tp, c.pp, c.ep),
-                "Replicas": f"{c.dp:,}",
-                "Batch per replica": f"{c.batch:,}",
-                "ms per output token": f"{c.tpot_s * 1e3:,.1f}",
-                "Output tokens/s (all)": f"{c.decode_tokens_per_s:,.0f}",
-                "GB per card": bytes_gb(c.memory_per_gpu),
+                "": tr("chosen") if rank == 0 else f"#{rank + 1}",
+                tr("Replica"): replica_text(c.tp, c.pp, c.ep),
+                tr("Replicas"): f"{c.dp:,}",
+                tr("Batch per replica"): f"{c.batch:,}",
+                tr("ms per output token"): f"{c.tpot_s * 1e3:,.1f}",
+                tr("Output tokens/s (all)"): f"{c.decode_tokens_per_s:,.0f}",
+                tr("GB per card"): bytes_gb(c.memory_per_gpu),
             }
         )
     return rows

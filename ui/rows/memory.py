@@ -6,6 +6,7 @@ from typing import Any
 
 from model import Estimate
 from model.catalog import Gpu
+from ui.i18n import tr
 
 __all__ = ["capacity_row", "memory_rows"]
 
@@ -21,11 +22,16 @@ _ORDER = {"weights": 0, "adapters": 1, "gradients": 2, "optimizer": 3, "activati
 
 def memory_rows(
     result: Estimate,
-    training_label: str = "Training",
-    inference_label: str = "Inference",
+    training_label: str | None = None,
+    inference_label: str | None = None,
     workloads: tuple[str, ...] = ("training", "inference"),
 ) -> list[dict[str, Any]]:
-    """Return one row per memory component per workload ('training', 'inference'), in GB per card."""
+    """Return one row per memory component per workload ('training', 'inference'), in GB per card.
+
+    Components are named in the visit's language (the colour scale's names); labels default to 'Training', 'Inference'.
+    """
+    training_label = tr("Training") if training_label is None else training_label
+    inference_label = tr("Inference") if inference_label is None else inference_label
     training = result.training.memory_per_gpu
     inference = result.inference.memory_per_gpu
     parts = []
@@ -38,7 +44,7 @@ def memory_rows(
     if "inference" in workloads:
         parts += [(inference_label, name, getattr(inference, field)) for field, name in _INFERENCE_PARTS]
     return [
-        {"workload": workload, "component": name, "gb": value / 1e9, "order": _ORDER[name]}
+        {"workload": workload, "component": tr(name), "gb": value / 1e9, "order": _ORDER[name]}
         for workload, name, value in parts
     ]
 

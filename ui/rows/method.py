@@ -1,6 +1,7 @@
 """Shape the Method page's content: formulas by group, assumptions and seed claims as table rows.
 
-Pure functions: engine records in, plain strings and lists of dicts out.
+Pure functions: engine records in, plain strings and lists of dicts out, in the visit's language
+(:func:`ui.i18n.tr`; the engine's templates are listed in :mod:`ui.i18n.engine_texts`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from model.explain import FORMULA_GROUPS, FORMULAS, Assumption, Formula
 from model.results import UNCERTAIN_SPREAD
 from model.seeds import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SPEC_TOLERANCE, VERDICTS, ClaimCheck
 from model.validation import ValidationReport
+from ui.i18n import DEFAULT_LANGUAGE, current_language, tr, translatable
 
 __all__ = [
     "VERDICT_LABELS",
@@ -30,9 +32,9 @@ __all__ = [
 ]
 
 VERDICT_LABELS: dict[str, str] = {
-    "consistent": "🟢 consistent",
-    "partly": "🟡 partly",
-    "contradicts": "🔴 contradicts",
+    "consistent": translatable("🟢 consistent"),
+    "partly": translatable("🟡 partly"),
+    "contradicts": translatable("🔴 contradicts"),
 }
 """The verdict as the table shows it: the colour is the emoji, the same on every row."""
 
@@ -49,12 +51,13 @@ def formulas_by_group() -> list[tuple[str, list[Formula]]]:
 
 def formula_heading(formula: Formula) -> str:
     """Return the Markdown line above a formula: its name and what it is used for."""
-    return f"**{formula.name}**: {_plain_markdown(formula.used_for)}."
+    used_for = _plain_markdown(tr(formula.used_for_template, **formula.fields))
+    return tr("**{name}**: {used_for}.", name=tr(formula.name), used_for=used_for)
 
 
 def formula_source(formula: Formula) -> str:
     """Return the caption below a formula: its source and the code that computes it."""
-    return f"Source: {_plain_markdown(formula.source)}. Code: `{formula.code}`"
+    return tr("Source: {source}. Code: `{code}`", source=_plain_markdown(formula.source), code=formula.code)
 
 
 def group_markdown(formulas: Iterable[Formula]) -> str:
@@ -69,22 +72,30 @@ def group_markdown(formulas: Iterable[Formula]) -> str:
 def assumption_rows(items: Iterable[Assumption], kind: str = "scenario") -> list[dict[str, Any]]:
     """Return one table row per assumption of ``kind`` ("scenario", "efficiency" or "range")."""
     return [
-        {"Assumption": item.name, "Value": item.value, "Why, or where from": item.note}
+        {
+            tr("Assumption"): tr(item.name),
+            tr("Value"): tr(item.value_template, **item.fields) if item.value_template else item.value,
+            tr("Why, or where from"): tr(item.note_template, **item.fields) if item.note_template else item.note,
+        }
         for item in items
         if item.kind == kind
     ]
 
 
 def claim_rows(checks: Iterable[ClaimCheck]) -> list[dict[str, Any]]:
-    """Return one table row per seed claim: verdict first, then the claim, the engine and why."""
+    """Return one table row per seed claim: verdict first, then the claim, the engine and why.
+
+    In 中文 the claim is the seed's own sentence, and the last column names only where it is.
+    """
+    english = current_language() == DEFAULT_LANGUAGE
     return [
         {
-            "Verdict": VERDICT_LABELS[check.verdict],
-            "Claim": check.claim.gloss,
-            "Seed says": check.claim.claimed,
-            "Engine": check.engine,
-            "Assumptions that reconcile or contradict": check.assumptions,
-            "原文 (original)": f"{check.claim.original} ({check.claim.seed})",
+            tr("Verdict"): tr(VERDICT_LABELS[check.verdict]),
+            tr("Claim"): check.claim.gloss if english else check.claim.original,
+            tr("Seed says"): tr(check.claim.claimed),
+            tr("Engine"): check.engine,
+            tr("Assumptions that reconcile or contradict"): check.assumptions,
+            tr("原文 (original)"): f"{check.claim.original} ({check.claim.seed})" if english else check.claim.seed,
         }
         for check in checks
     ]
@@ -95,52 +106,82 @@ def claims_by_topic(checks: Iterable[ClaimCheck]) -> list[tuple[str, list[dict[s
     grouped: dict[str, list[ClaimCheck]] = {}
     for check in checks:
         grouped.setdefault(check.claim.topic, []).append(check)
-    return [(topic, claim_rows(items)) for topic, items in grouped.items()]
+    return [(tr(topic), claim_rows(items)) for topic, items in grouped.items()]
 
 
 def claims_takeaway(checks: Iterable[ClaimCheck]) -> str:
     """Say in one sentence how the seeds fare against the engine."""
     listed = list(checks)
     counts = Counter(check.verdict for check in listed)
-    words = {"consistent": "consistent", "partly": "partly right", "contradicts": "contradicted"}
-    parts = ", ".join(f"{counts[v]} {words[v]}" for v in VERDICTS if counts[v])
-    return (
-        f"Of the seeds' {len(listed)} concrete claims, the engine finds {parts}. Where they differ, the "
-        "assumptions column says which setup reconciles them."
+    words = {
+        "consistent": tr("{n} consistent", n=f"{counts['consistent']}"),
+        "partly": tr("{n} partly right", n=f"{counts['partly']}"),
+        "contradicts": tr("{n} contradicted", n=f"{counts['contradicts']}"),
+    }
+    parts = tr(", ").join(words[v] for v in VERDICTS if counts[v])
+    return tr(
+        "Of the seeds' {count} concrete claims, the engine finds {parts}. Where they differ, the "
+        "assumptions column says which setup reconciles them.",
+        count=f"{len(listed)}",
+        parts=parts,
     )
 
 
 def verdict_rule() -> str:
     """Say how a verdict is reached, from the engine's own tolerances."""
-    return (
-        f"Verdict rule: a claim matches within {SPEC_TOLERANCE:.0%} (datasheet figures) or "
-        f"{APPROXIMATE_TOLERANCE:.0%} (figures the seed gives as 'about'), or overlaps the engine's low–high range; "
-        f"within {PARTLY_FACTOR:g}× of that it is partly right; beyond, contradicted."
+    return tr(
+        "Verdict rule: a claim matches within {spec} (datasheet figures) or {approximate} (figures the seed gives "
+        "as 'about'), or overlaps the engine's low–high range; within {factor}× of that it is partly right; "
+        "beyond, contradicted.",
+        spec=f"{SPEC_TOLERANCE:.0%}",
+        approximate=f"{APPROXIMATE_TOLERANCE:.0%}",
+        factor=f"{PARTLY_FACTOR:g}",
     )
 
 
 def range_method_text(report: ValidationReport) -> str:
     """How the low–high ranges are made, and how often they held on the published runs."""
     memory = next(score for score in report.kinds if score.kind == "memory")
-    return (
+    return tr(
         "**How the low–high ranges are made.** The estimate is run three times: with the expected efficiencies "
         "and with every efficiency moved together to an optimistic and a pessimistic set (below). A time's low "
         "end comes from the optimistic set, a rate's from the pessimistic one. The sets' multipliers are set "
         "from the calibration: on the published runs the range holds the measured value in "
-        f"**{report.overall.covered} of {report.overall.ranged}** cases (Validation page). A headline shows its "
-        f"range when it is at least {UNCERTAIN_SPREAD:.0%} of the figure. Memory has none: it is counted, not "
-        f"rated, and no efficiency moves it; its published checks differ by a median {memory.median_abs_error:.0%} "
-        "(allocator and framework buffers the count leaves out)."
+        "**{covered} of {ranged}** cases (Validation page). A headline shows its range when it is at least "
+        "{spread} of the figure. Memory has none: it is counted, not rated, and no efficiency moves it; its "
+        "published checks differ by a median {memory} (allocator and framework buffers the count leaves out).",
+        covered=f"{report.overall.covered}",
+        ranged=f"{report.overall.ranged}",
+        spread=f"{UNCERTAIN_SPREAD:.0%}",
+        memory=f"{memory.median_abs_error:.0%}",
     )
+
+
+_KIND_WORDS = {
+    "training_total": translatable("training total"),
+    "training_throughput": translatable("training throughput"),
+    "inference": translatable("inference"),
+    "moe_serving": translatable("moe serving"),
+    "memory": translatable("memory"),
+}
+
+
+def _kind_words(kind: str) -> str:
+    """Name a kind of measurement in running text ("training total")."""
+    return tr(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind.replace("_", " ")
 
 
 def accuracy_text(report: ValidationReport) -> str:
     """One paragraph: the engine's measured accuracy, pointing to the Validation page."""
-    kinds = ", ".join(f"{score.kind.replace('_', ' ')} {score.median_abs_error:.0%}" for score in report.kinds)
+    kinds = tr(", ").join(f"{_kind_words(score.kind)} {score.median_abs_error:.0%}" for score in report.kinds)
     worst = max(report.rows, key=lambda row: row.ratio)
-    return (
-        f"**Measured accuracy**: against {report.overall.entries} published training and serving runs the median "
-        f"error is {report.overall.median_abs_error:.0%} ({kinds}); the furthest off is {worst.reference.id}, "
-        f"{worst.ratio:.2f}× away. The Validation page shows every run, its source and the runs nearest this "
-        "scenario."
+    return tr(
+        "**Measured accuracy**: against {entries} published training and serving runs the median error is "
+        "{error} ({kinds}); the furthest off is {worst}, {ratio}× away. The Validation page shows every run, "
+        "its source and the runs nearest this scenario.",
+        entries=f"{report.overall.entries}",
+        error=f"{report.overall.median_abs_error:.0%}",
+        kinds=kinds,
+        worst=worst.reference.id,
+        ratio=f"{worst.ratio:.2f}",
     )

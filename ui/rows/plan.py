@@ -7,8 +7,17 @@ from typing import Any
 from model import Catalog, Estimate, Plan, PlanOption
 from model.units import format_usd
 from ui.format import duration
+from ui.i18n import tr
 
-__all__ = ["load_label", "option_label", "option_rows", "plan_takeaway", "point_rows", "scenario_point"]
+__all__ = [
+    "excluded_lines",
+    "load_label",
+    "option_label",
+    "option_rows",
+    "plan_takeaway",
+    "point_rows",
+    "scenario_point",
+]
 
 
 def option_label(option: PlanOption, catalog: Catalog) -> str:
@@ -34,20 +43,20 @@ def option_rows(plan: Plan, catalog: Catalog, limit: int = 12) -> list[dict[str,
     rows = []
     for option in plan.options[:limit]:
         row: dict[str, Any] = {
-            "option": option_label(option, catalog),
-            "layout": _layout(option),
-            "$/GPU-hour": round(option.price_per_gpu_hour, 2),
+            tr("option"): option_label(option, catalog),
+            tr("layout"): _layout(option),
+            tr("$/GPU-hour"): round(option.price_per_gpu_hour, 2),
         }
         if plan.goal == "train":
-            row |= {"cost": format_usd(option.cost_usd), "time": duration(option.time_s)}
+            row |= {tr("cost"): format_usd(option.cost_usd), tr("time"): duration(option.time_s)}
         else:
             row |= {
-                "$ per hour": format_usd(option.cost_per_hour_usd),
+                tr("$ per hour"): format_usd(option.cost_per_hour_usd),
                 "tokens/s": round(option.decode_tokens_per_s or 0),
                 "TPOT (ms)": round((option.tpot_s or 0) * 1e3, 1),
                 "TTFT (ms)": round((option.ttft_s or 0) * 1e3),
             }
-        row |= {"headroom": f"{option.headroom:,.2f}×"}
+        row |= {tr("headroom"): f"{option.headroom:,.2f}×"}
         rows.append(row)
     return rows
 
@@ -60,7 +69,7 @@ def point_rows(plan: Plan, front: tuple[PlanOption, ...], catalog: Catalog) -> l
             "label": option_label(option, catalog),
             "x": (option.time_s or 0) / 86_400 if plan.goal == "train" else (option.tpot_s or 0) * 1e3,
             "usd": option.cost_usd if plan.goal == "train" else option.cost_per_hour_usd,
-            "kind": "Pareto front" if id(option) in on_front else "option",
+            "kind": tr("Pareto front") if id(option) in on_front else tr("option"),
         }
         for option in plan.options
     ]
@@ -73,30 +82,46 @@ def scenario_point(result: Estimate, goal: str) -> list[dict[str, Any]]:
         t = result.training
         if not t.fits or t.cost_usd is None:
             return []
-        return [{"label": "your scenario", "x": t.time_s / 86_400, "usd": t.cost_usd, "kind": "your scenario"}]
+        mine = tr("your scenario")
+        return [{"label": mine, "x": t.time_s / 86_400, "usd": t.cost_usd, "kind": mine}]
     i = result.inference
     if not i.fits or r.price_per_gpu_hour is None:
         return []
-    return [
-        {
-            "label": "your scenario",
-            "x": i.tpot_s * 1e3,
-            "usd": r.scenario.cards * r.price_per_gpu_hour,
-            "kind": "your scenario",
-        }
-    ]
+    mine = tr("your scenario")
+    return [{"label": mine, "x": i.tpot_s * 1e3, "usd": r.scenario.cards * r.price_per_gpu_hour, "kind": mine}]
 
 
 def plan_takeaway(plan: Plan, catalog: Catalog) -> str:
     """Say the answer in one sentence: the cheapest option and what it costs, or that nothing meets the targets."""
     if not plan.options:
-        return "**No GPU in the catalog meets these targets** within the card limit: see why below."
+        return tr("**No GPU in the catalog meets these targets** within the card limit: see why below.")
     best = plan.options[0]
     if plan.goal == "train":
-        money = f"{format_usd(best.cost_usd)} in {duration(best.time_s)}"
+        money = tr("{cost} in {time}", cost=format_usd(best.cost_usd), time=duration(best.time_s))
     else:
-        money = f"{format_usd(best.cost_per_hour_usd)} an hour for {best.decode_tokens_per_s:,.0f} tokens/s"
-    return (
-        f"Cheapest: **{option_label(best, catalog)}** ({_layout(best)}), {money}; "
-        f"{len(plan.options)} GPUs can do it, {len(plan.excluded)} cannot."
+        money = tr(
+            "{cost} an hour for {speed} tokens/s",
+            cost=format_usd(best.cost_per_hour_usd),
+            speed=f"{best.decode_tokens_per_s:,.0f}",
+        )
+    return tr(
+        "Cheapest: **{option}** ({layout}), {money}; {able} GPUs can do it, {unable} cannot.",
+        option=option_label(best, catalog),
+        layout=_layout(best),
+        money=money,
+        able=f"{len(plan.options):,}",
+        unable=f"{len(plan.excluded):,}",
+    )
+
+
+def excluded_lines(plan: Plan, catalog: Catalog) -> str:
+    """Return a markdown list of the GPUs that cannot meet the targets, each with why."""
+    separator = tr("; ")
+    return "\n".join(
+        tr(
+            "- **{name}**: {text}",
+            name=catalog.gpus[gpu].short_name,
+            text=separator.join(tr(reason.template, **reason.fields) for reason in reasons),
+        )
+        for gpu, reasons in plan.reasons.items()
     )

@@ -12,6 +12,7 @@ import streamlit as st
 
 from model.validation import ValidationReport, ValidationRow
 from model.validation.report import BandPoint, Nearby
+from ui.i18n import tr, translatable
 
 __all__ = [
     "KIND_LABELS",
@@ -26,20 +27,33 @@ __all__ = [
 ]
 
 KIND_LABELS: dict[str, str] = {
-    "all": "All",
-    "training_total": "Training totals",
-    "training_throughput": "Training throughput",
-    "inference": "Inference",
-    "moe_serving": "MoE serving",
-    "memory": "Memory",
+    "all": translatable("All"),
+    "training_total": translatable("Training totals"),
+    "training_throughput": translatable("Training throughput"),
+    "inference": translatable("Inference"),
+    "moe_serving": translatable("MoE serving"),
+    "memory": translatable("Memory"),
 }
+_KIND_WORDS: dict[str, str] = {
+    "training_total": translatable("training totals"),
+    "training_throughput": translatable("training throughput"),
+    "inference": translatable("inference"),
+    "moe_serving": translatable("moe serving"),
+    "memory": translatable("memory"),
+}
+"""The kinds as running text names them (the takeaway)."""
 QUOTE_LIMIT = 240
 """Characters of a source's quoted row shown in a tooltip (the table has the whole quote)."""
 
 
 def kind_label(kind: str) -> str:
-    """Return the readable name of a kind of measurement."""
-    return KIND_LABELS.get(kind, kind)
+    """Return the readable name of a kind of measurement, in the visit's language."""
+    return tr(KIND_LABELS[kind]) if kind in KIND_LABELS else kind
+
+
+def _kind_words(kind: str) -> str:
+    """Name a kind of measurement in running text, in the visit's language."""
+    return tr(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind_label(kind).lower()
 
 
 def _short(text: str, limit: int) -> str:
@@ -76,23 +90,27 @@ def band_rows(band: Sequence[BandPoint]) -> list[dict[str, float]]:
 
 
 def table_rows(report: ValidationReport, kind: str) -> list[dict[str, Any]]:
-    """The table's rows for one kind ('all' for every one), worst error first."""
+    """The table's rows for one kind ('all' for every one), worst error first.
+
+    The keys are the columns' names in the visit's language (:func:`table_columns` labels them).
+    """
     chosen = [row for row in report.rows if kind == "all" or row.reference.kind == kind]
     chosen.sort(key=lambda row: abs(row.error), reverse=True)
+    covered = {True: tr("yes"), False: tr("no"), None: tr("no range")}
     return [
         {
-            "measurement": row.reference.id,
-            "kind": kind_label(row.reference.kind),
-            "where": _where(row),
-            "measured": row.reference.value,
-            "predicted": row.predicted,
-            "error": row.error * 100.0,
-            "typed": None if row.typed_error is None else row.typed_error * 100.0,
-            "in range": {True: "yes", False: "no", None: "no range"}[row.covered],
-            "unit": row.reference.unit,
-            "source": row.reference.source_url,
-            "quote": row.reference.quote,
-            "assumptions": row.reference.assumptions,
+            tr("measurement"): row.reference.id,
+            tr("kind"): kind_label(row.reference.kind),
+            tr("where"): _where(row),
+            tr("measured"): row.reference.value,
+            tr("predicted"): row.predicted,
+            tr("error"): row.error * 100.0,
+            tr("typed"): None if row.typed_error is None else row.typed_error * 100.0,
+            tr("in range"): covered[row.covered],
+            tr("unit"): row.reference.unit,
+            tr("source"): row.reference.source_url,
+            tr("quote"): row.reference.quote,
+            tr("assumptions"): row.reference.assumptions,
         }
         for row in chosen
     ]
@@ -101,25 +119,27 @@ def table_rows(report: ValidationReport, kind: str) -> list[dict[str, Any]]:
 def table_columns() -> dict[str, Any]:
     """Column settings for the measurements table."""
     return {
-        "measurement": st.column_config.TextColumn("Measurement", width="medium"),
-        "kind": st.column_config.TextColumn("Kind"),
-        "where": st.column_config.TextColumn("Model · cards × GPU", width="medium"),
-        "measured": st.column_config.NumberColumn("Measured", format="compact"),
-        "predicted": st.column_config.NumberColumn("Predicted", format="compact"),
-        "error": st.column_config.NumberColumn("Error", format="%+.1f %%", help="predicted ÷ measured − 1"),
-        "typed": st.column_config.NumberColumn(
-            "Error as typed",
+        tr("measurement"): st.column_config.TextColumn(tr("Measurement"), width="medium"),
+        tr("kind"): st.column_config.TextColumn(tr("Kind")),
+        tr("where"): st.column_config.TextColumn(tr("Model · cards × GPU"), width="medium"),
+        tr("measured"): st.column_config.NumberColumn(tr("Measured"), format="compact"),
+        tr("predicted"): st.column_config.NumberColumn(tr("Predicted"), format="compact"),
+        tr("error"): st.column_config.NumberColumn(tr("Error"), format="%+.1f %%", help=tr("predicted ÷ measured − 1")),
+        tr("typed"): st.column_config.NumberColumn(
+            tr("Error as typed"),
             format="%+.1f %%",
-            help="The same run given only what a user would type (model, GPU, cards, tokens, sequence, "
-            "precision, network): the engine chooses the layout and batch",
+            help=tr(
+                "The same run given only what a user would type (model, GPU, cards, tokens, sequence, "
+                "precision, network): the engine chooses the layout and batch"
+            ),
         ),
-        "in range": st.column_config.TextColumn(
-            "In likely range", help="Whether the measured value lies in the estimate's low–high range"
+        tr("in range"): st.column_config.TextColumn(
+            tr("In likely range"), help=tr("Whether the measured value lies in the estimate's low–high range")
         ),
-        "unit": st.column_config.TextColumn("Unit"),
-        "source": st.column_config.LinkColumn("Source", width="small"),
-        "quote": st.column_config.TextColumn("Quoted row", width="large"),
-        "assumptions": st.column_config.TextColumn("How it was mapped", width="large"),
+        tr("unit"): st.column_config.TextColumn(tr("Unit")),
+        tr("source"): st.column_config.LinkColumn(tr("Source"), width="small"),
+        tr("quote"): st.column_config.TextColumn(tr("Quoted row"), width="large"),
+        tr("assumptions"): st.column_config.TextColumn(tr("How it was mapped"), width="large"),
     }
 
 
@@ -134,12 +154,12 @@ def nearest_rows(nearby: Sequence[Nearby]) -> list[dict[str, Any]]:
     """The measurements nearest the sidebar's scenario, with the error there."""
     return [
         {
-            "Measurement": near.row.reference.id,
-            "Model · cards × GPU": _where(near.row),
-            "Measured": f"{_figure(near.row.reference.value)} {near.row.reference.unit}",
-            "Predicted": _figure(near.row.predicted),
-            "Error": f"{near.row.error:+.0%}",
-            "Distance": f"{near.distance:.2f}",
+            tr("Measurement"): near.row.reference.id,
+            tr("Model · cards × GPU"): _where(near.row),
+            tr("Measured"): f"{_figure(near.row.reference.value)} {near.row.reference.unit}",
+            tr("Predicted"): _figure(near.row.predicted),
+            tr("Error"): f"{near.row.error:+.0%}",
+            tr("Distance"): f"{near.distance:.2f}",
         }
         for near in nearby
     ]
@@ -147,28 +167,38 @@ def nearest_rows(nearby: Sequence[Nearby]) -> list[dict[str, Any]]:
 
 def unmapped_rows(report: ValidationReport) -> list[dict[str, str]]:
     """The measurements the engine does not score, each with why."""
-    return [{"Measurement": ref.id, "Why not": ref.unmapped} for ref in report.unmapped]
+    return [{tr("Measurement"): ref.id, tr("Why not"): ref.unmapped} for ref in report.unmapped]
 
 
 def validation_takeaway(report: ValidationReport) -> str:
     """Two sentences: how close the engine is, where it is furthest off, and how close as a user would ask."""
     overall = report.overall
     worst = max(report.rows, key=lambda row: row.ratio)
-    kinds = ", ".join(f"{kind_label(score.kind).lower()} {score.median_abs_error:.0%}" for score in report.kinds)
-    text = (
-        f"Across **{overall.entries} published measurements** the engine's median error is "
-        f"**{overall.median_abs_error:.0%}** ({kinds}); the likely range holds the measured value in "
-        f"**{overall.covered} of {overall.ranged}** that have one. Furthest off: {worst.reference.id} "
-        f"({worst.error:+.0%})."
+    kinds = tr(", ").join(f"{_kind_words(score.kind)} {score.median_abs_error:.0%}" for score in report.kinds)
+    text = tr(
+        "Across **{entries} published measurements** the engine's median error is **{error}** ({kinds}); the "
+        "likely range holds the measured value in **{covered} of {ranged}** that have one. Furthest off: "
+        "{worst} ({worst_error}).",
+        entries=f"{overall.entries}",
+        error=f"{overall.median_abs_error:.0%}",
+        kinds=kinds,
+        covered=f"{overall.covered}",
+        ranged=f"{overall.ranged}",
+        worst=worst.reference.id,
+        worst_error=f"{worst.error:+.0%}",
     )
     typed = [score for score in report.typed_kinds if score.entries]
     if typed:
-        text += (
-            " Given only what a user would type (the engine choosing layout and batch): "
-            + ", ".join(
-                f"{kind_label(score.kind).lower()} **{score.median_abs_error:.0%}** over {score.entries}"
-                for score in typed
+        scores = tr(", ").join(
+            tr(
+                "{kind} **{error}** over {entries}",
+                kind=_kind_words(score.kind),
+                error=f"{score.median_abs_error:.0%}",
+                entries=f"{score.entries}",
             )
-            + "."
+            for score in typed
+        )
+        text += tr(  # the leading space joins two English sentences; the Chinese needs none
+            " Given only what a user would type (the engine choosing layout and batch): {scores}.", scores=scores
         )
     return text
