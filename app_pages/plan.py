@@ -1,12 +1,13 @@
 import streamlit as st
 
 from model import Scenario, ScenarioError, pareto_front, plan_serving, plan_training
+from model.precision import PRECISIONS
 from model.pricing import Owning
 from model.units import format_count
 from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.charts import show_chart
 from ui.charts.plan import plan_chart
-from ui.controls import PLAN_GOALS, TP_OPTIONS
+from ui.controls import PLAN_GOALS, TP_OPTIONS, TRAINING_FORMATS
 from ui.i18n import tr
 from ui.page import estimate_or_stop
 from ui.remount import held_value
@@ -43,6 +44,16 @@ st.segmented_control(
     persist_state="session",
 )
 goal = state["plan_goal"]
+offered = list(PRECISIONS) if goal == "serve" else list(TRAINING_FORMATS)
+st.multiselect(
+    tr("Formats to weigh"),
+    offered,
+    default=[precision for precision in state["plan_prec"] if precision in offered],
+    key="plan_prec",
+    placeholder=tr("the sidebar's: {precision}", precision=scenario.precision),
+    help=tr("The planner tries each format at every GPU and card count; none chosen: the sidebar's precision."),
+)
+weighed = tuple(precision for precision in state["plan_prec"] if precision in offered) or (scenario.precision,)
 c1, c2, c3 = st.columns(3)
 if goal == "serve":
     c1.number_input(tr("Output tokens per second, in total"), 0.001, 1e12, held_value("plan_tps"), key="plan_tps")
@@ -63,7 +74,13 @@ else:
 
 @st.cache_data(max_entries=32, show_spinner=tr("Searching every GPU, card count and layout…"))
 def planned(
-    goal: str, base: dict, targets: tuple, price: float | None, owning: tuple | None, rows_yaml: str | None
+    goal: str,
+    base: dict,
+    targets: tuple,
+    formats: tuple,
+    price: float | None,
+    owning: tuple | None,
+    rows_yaml: str | None,
 ) -> object:
     """The plan for these inputs (cached: a full plan runs hundreds of estimates)."""
     del rows_yaml  # part of the cache key: the visit's own rows change the catalog
@@ -73,11 +90,11 @@ def planned(
         tps, tpot_ms, ttft_ms = targets
         return plan_serving(
             start, tps, tpot_s=tpot_ms / 1e3, ttft_s=ttft_ms / 1e3 if ttft_ms else None,
-            precisions=(scenario.precision,), price_per_gpu_hour=price, owning=owned, catalog=catalog,
+            precisions=formats, price_per_gpu_hour=price, owning=owned, catalog=catalog,
         )  # fmt: skip
     days, budget = targets
     return plan_training(
-        start, days=days, budget_usd=budget or None, precisions=(scenario.precision,),
+        start, days=days, budget_usd=budget or None, precisions=formats,
         price_per_gpu_hour=price, owning=owned, catalog=catalog,
     )  # fmt: skip
 
@@ -87,7 +104,7 @@ owned = (state["years"], state["kwh"], state["pue"]) if state["pricing"] == "own
 targets = (state["plan_tps"], state["plan_tpot"], state["plan_ttft"]) if goal == "serve" else (
     state["plan_days"], state["plan_budget"])  # fmt: skip
 try:
-    plan = planned(goal, scenario.to_dict(), targets, typed_price, owned, state.get(USER_CATALOG_KEY))
+    plan = planned(goal, scenario.to_dict(), targets, weighed, typed_price, owned, state.get(USER_CATALOG_KEY))
 except ScenarioError as error:
     st.error(tr("These targets cannot be planned: {error}", error=escape_markdown(str(error))), icon=":material/error:")
     st.stop()

@@ -38,6 +38,7 @@ __all__ = [
     "PRICING_OPTIONS",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
+    "TRAINING_FORMATS",
     "VALIDATION_KINDS",
     "ZERO_OPTIONS",
     "Control",
@@ -84,6 +85,8 @@ GOAL_OPTIONS: tuple[str, ...] = GOALS
 FINETUNE_OPTIONS: tuple[str, ...] = ("lora", "qlora", "full")
 PRICING_OPTIONS: tuple[str, ...] = ("rent", "own")
 PLAN_GOALS: tuple[str, ...] = ("serve", "train")
+TRAINING_FORMATS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8")
+"""Formats the planner weighs for training (the rest are weight-only serving formats)."""
 METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
@@ -201,6 +204,15 @@ def _precision(text: str) -> str:
     return text
 
 
+def _precision_list(text: str) -> list[str]:
+    """Read 'bf16,fp8' (empty: the sidebar's precision alone), each once, in the catalog's order."""
+    chosen = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = sorted(chosen - set(PRECISIONS))
+    if unknown:
+        raise NotAllowedError(tr("a comma list of {values}", values=", ".join(PRECISIONS)))
+    return [precision for precision in PRECISIONS if precision in chosen]
+
+
 def _card_count(text: str) -> int:
     # Kept as given (the slider adds it to its steps): a plan's 10 cards must not become 8.
     return _integer(1, 100_000)(text)
@@ -269,6 +281,7 @@ _ALL = (
     Control("plan_ttft", translatable("Time to first token (ms, 0: none)"), 0.0, _number(0, 1e8), _big_number),
     Control("plan_days", translatable("Days to train"), 30.0, _number(1e-3, 1e5), _big_number),
     Control("plan_budget", translatable("Budget (USD, 0: none)"), 0.0, _number(0, 1e13), _big_number),
+    Control("plan_prec", translatable("Formats to weigh"), [], _precision_list, ",".join),
     Control("method_view", translatable("Method section"), "assumptions", _choice(lambda: METHOD_VIEWS)),
     Control("anatomy_view", translatable("Anatomy section"), "hierarchy", _choice(lambda: ANATOMY_VIEWS)),
     Control("val_kind", translatable("Measurements shown"), "all", _choice(lambda: VALIDATION_KINDS)),

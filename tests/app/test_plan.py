@@ -33,3 +33,20 @@ def test_an_impossible_target_lists_every_gpu_with_a_reason():
     assert not at.exception
     assert any("No GPU in the catalog meets" in m.value for m in at.markdown)
     assert at.expander and "Why not" in at.expander[0].label
+
+
+def test_the_plan_weighs_every_format_the_link_names_and_matches_the_cli(capsys):
+    at = open_page("plan", model="llama-3.1-70b", plan_tps="5000", plan_tpot="50", plan_prec="bf16,fp8")
+    assert not at.exception
+    assert at.multiselect(key="plan_prec").value == ["bf16", "fp8"]
+    main([
+        "plan", "serve", "--model", "llama-3.1-70b", "--output-tokens-per-s", "5000", "--tpot-ms", "50",
+        "--precision", "bf16,fp8", "--json",
+    ])  # fmt: skip
+    options = json.loads(capsys.readouterr().out)["options"]
+    assert {option["precision"] for option in options} == {"bf16", "fp8"}
+    table = at.dataframe[0].value
+    assert table.iloc[0]["tokens/s"] == round(options[0]["decode_tokens_per_s"])
+    assert options[0]["precision"] in table.iloc[0]["option"]
+    at.multiselect(key="plan_prec").set_value([]).run()  # none chosen: the sidebar's precision alone
+    assert not at.exception and "plan_prec" not in at.query_params

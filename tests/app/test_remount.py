@@ -54,6 +54,7 @@ AWAY_FROM_DEFAULTS = {
     "plan_ttft": "500",
     "plan_days": "60",
     "plan_budget": "1e6",
+    "plan_prec": "bf16,fp8",
     "method_view": "formulas",
     "anatomy_view": "links",
     "val_kind": "memory",
@@ -73,6 +74,8 @@ def declared_matches_value(widget: Any) -> bool:
         return bool(len(proto.default) == 1 and shown == widget.format_func(widget.value))
     if kind == "NumberInput":
         return bool(proto.default == widget.value)
+    if kind == "Multiselect":
+        return bool([proto.options[index] for index in proto.default] == [widget.format_func(v) for v in widget.value])
     if kind == "Slider":
         return bool(list(proto.default) == [widget.value])
     raise AssertionError(f"no rule for a {kind} ({widget.key}): add one to this test")
