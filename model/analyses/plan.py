@@ -23,8 +23,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
-from typing import Literal, NamedTuple
 
+from model.analyses._plan_options import Plan, PlanOption, faster_options, layout_of, pareto_front
 from model.analyses.exclusions import Reason, worded
 from model.analyses.serving import largest_batch_within_latency
 from model.catalog import Catalog, default_catalog
@@ -39,51 +39,6 @@ __all__ = ["Plan", "PlanOption", "pareto_front", "plan_serving", "plan_training"
 MAX_REPLICA_CARDS = 64
 """The largest serving replica tried (eight 8-GPU nodes: DeepSeek-V3 in BF16 needs about 16 H100s)."""
 HOUR_S = 3600.0
-
-
-class PlanOption(NamedTuple):
-    """One way to meet the targets, with what it costs and how far past each target it lands."""
-
-    gpu: str
-    cards: int
-    precision: str
-    layout: dict[str, int]
-    """tp, pp, dp, ep and zero (serving: the replica's tp and pp, dp replicas, zero 0)."""
-    batch: int | None
-    """Concurrent sequences per replica (serving); None for training."""
-    price_per_gpu_hour: float
-    cost_per_hour_usd: float
-    cost_usd: float | None
-    """Training: the whole run; serving: None (it runs for as long as it serves)."""
-    time_s: float | None
-    """Training: wall time of the run; serving: None."""
-    decode_tokens_per_s: float | None
-    tpot_s: float | None
-    ttft_s: float | None
-    memory_per_gpu: float
-    headroom: float
-    """How far past the binding target it lands (1.25: 25 % spare throughput, or 25 % faster)."""
-
-
-class Plan(NamedTuple):
-    """The options that meet every target, cheapest first, and the GPUs that cannot, with why."""
-
-    goal: Literal["serve", "train"]
-    options: tuple[PlanOption, ...]
-    excluded: dict[str, str]
-    estimates: int
-    """How many engine estimates the plan ran (for the benchmark)."""
-    reasons: dict[str, tuple[Reason, ...]]
-    """Each excluded GPU's reasons, in the order ``excluded`` joins them with '; '."""
-
-    def to_dict(self) -> dict[str, object]:
-        """Return plain data for JSON."""
-        return {
-            "goal": self.goal,
-            "options": [option._asdict() for option in self.options],
-            "excluded": dict(self.excluded),
-            "estimates": self.estimates,
-        }
 
 
 def _positive(name: str, value: float | None, allowed: str) -> None:
@@ -110,10 +65,6 @@ def _price(catalog: Catalog, gpu_id: str, given: float | None, owning: Owning | 
     if owning is not None and gpu.purchase_usd is not None:
         return owning_price(gpu, owning).usd_per_gpu_hour
     return rental_price(gpu, market_rent_ratio()).usd_per_gpu_hour
-
-
-def _layout(tp: int, pp: int, dp: int, ep: int, zero: int) -> dict[str, int]:
-    return {"tp": tp, "pp": pp, "dp": dp, "ep": ep, "zero": zero}
 
 
 def _powers_of_two(limit: int) -> Iterable[int]:
@@ -159,6 +110,7 @@ def plan_serving(
     _positive("max_cards", max_cards, "a positive whole number of cards")
     cat = catalog or default_catalog()
     options: list[PlanOption] = []
+    faster: list[PlanOption] = []
     missed: dict[str, set[Reason]] = {}
     estimates = 0
     latency = tpot_s if tpot_s is not None else 3600.0  # no target: any speed a batch gives
@@ -168,6 +120,7 @@ def plan_serving(
             missed[gpu_id] = {Reason("no_price")}
             continue
         best: PlanOption | None = None
+        best_replica: Scenario | None = None
         reasons: set[Reason] = set()
         for precision in precisions:
             for replica_cards in _powers_of_two(min(max_cards, MAX_REPLICA_CARDS)):
@@ -198,7 +151,7 @@ def plan_serving(
                     gpu=gpu_id,
                     cards=cards,
                     precision=precision,
-                    layout=_layout(inference.tp, inference.pp, inference.dp * groups, inference.ep, 0),
+                    layout=layout_of(inference.tp, inference.pp, inference.dp * groups, inference.ep, 0),
                     batch=fit.batch,
                     price_per_gpu_hour=price,
                     cost_per_hour_usd=cards * price,
@@ -211,14 +164,17 @@ def plan_serving(
                     headroom=per_group * groups / output_tokens_per_s,
                 )
                 if best is None or option.cost_per_hour_usd < best.cost_per_hour_usd:
-                    best = option
-        if best is None:
+                    best, best_replica = option, scenario
+        if best is None or best_replica is None:
             missed[gpu_id] = reasons
         else:
             options.append(best)
+            quicker = faster_options(best, best_replica, output_tokens_per_s, ttft_s, max_cards, cat)
+            faster += quicker
+            estimates += len(quicker)
     options.sort(key=lambda option: (option.cost_per_hour_usd, option.cards))
     sentences, why = worded(missed)
-    return Plan("serve", tuple(options), sentences, estimates, why)
+    return Plan("serve", tuple(options), sentences, estimates, why, tuple(faster))
 
 
 def plan_training(
@@ -294,7 +250,7 @@ def plan_training(
                         gpu=gpu_id,
                         cards=cards,
                         precision=training.precision,
-                        layout=_layout(layout.tp, layout.pp, layout.dp, layout.ep, layout.zero),
+                        layout=layout_of(layout.tp, layout.pp, layout.dp, layout.ep, layout.zero),
                         batch=None,
                         price_per_gpu_hour=price,
                         cost_per_hour_usd=cards * price,
@@ -314,25 +270,3 @@ def plan_training(
     options.sort(key=lambda option: (option.cost_usd or math.inf, option.time_s or math.inf))
     sentences, why = worded(missed)
     return Plan("train", tuple(options), sentences, estimates, why)
-
-
-def pareto_front(plan: Plan) -> tuple[PlanOption, ...]:
-    """Return the options no other option beats on both cost and speed, cheapest first.
-
-    Training: a lower total cost and a shorter time; serving: a lower cost per hour and a shorter
-    time per output token (a faster answer for each user). A derived definition (Pareto optimality).
-    """
-
-    def axes(option: PlanOption) -> tuple[float, float]:
-        if plan.goal == "train":
-            return option.cost_usd or math.inf, option.time_s or math.inf
-        return option.cost_per_hour_usd, option.tpot_s or math.inf
-
-    front: list[PlanOption] = []
-    best_speed = math.inf
-    for option in sorted(plan.options, key=axes):
-        speed = axes(option)[1]
-        if speed < best_speed:
-            front.append(option)
-            best_speed = speed
-    return tuple(front)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from model import Scenario, ScenarioError, default_catalog, estimate, plan_serving, plan_training
+from model import Scenario, ScenarioError, default_catalog, estimate, pareto_front, plan_serving, plan_training
 from model.cli import main
 
 CATALOG = default_catalog()
@@ -105,3 +105,23 @@ def test_owning_prices_the_plan_by_purchase_and_power(capsys):
                  "--gpus", "h100-sxm", "--own", "--years", "5", "--json"]) == 0  # fmt: skip
     owned = json.loads(capsys.readouterr().out)["options"][0]
     assert owned["price_per_gpu_hour"] == pytest.approx(30_000 / (5 * 8760) + 0.7 * 1.3 * 0.10)
+
+
+def test_faster_serving_variants_meet_the_targets_and_trade_money_for_speed():
+    plan = plan_serving(SERVE, 20_000, tpot_s=0.04, gpus=FOUR, max_cards=64)
+    assert plan.faster, "each option's replica at smaller batches"
+    by_gpu = {option.gpu: option for option in plan.options}
+    for variant in plan.faster:
+        base = by_gpu[variant.gpu]
+        assert variant.batch < base.batch and variant.tpot_s < base.tpot_s
+        assert variant.cost_per_hour_usd >= base.cost_per_hour_usd
+        pinned = {"tp": variant.layout["tp"], "pp": variant.layout["pp"], "batch": variant.batch}
+        again = estimate(
+            dataclasses.replace(SERVE, gpu=variant.gpu, cards=variant.cards, precision=variant.precision, **pinned),
+            CATALOG,
+        ).inference
+        assert again.decode_tokens_per_s >= 20_000 * 0.999 and again.tpot_s <= 0.04
+    front = pareto_front(plan)
+    assert len({round(option.tpot_s, 4) for option in front}) >= 3, "the front spans per-user speeds"
+    costs = [option.cost_per_hour_usd for option in front]
+    assert costs == sorted(costs) and [o.tpot_s for o in front] == sorted((o.tpot_s for o in front), reverse=True)

@@ -62,16 +62,22 @@ def option_rows(plan: Plan, catalog: Catalog, limit: int = 12) -> list[dict[str,
 
 
 def point_rows(plan: Plan, front: tuple[PlanOption, ...], catalog: Catalog) -> list[dict[str, Any]]:
-    """Return one chart point per option: x speed (days, or ms per token), y cost, on the front or not."""
+    """Return a chart point per option and faster variant: x speed (days, or ms per token), y cost, front or not.
+
+    Serving options sit just under the latency target (each fills its replicas' batch up to it); their
+    variants at smaller batches show what a quicker answer for each user costs.
+    """
     on_front = {id(option) for option in front}
     return [
         {
-            "label": option_label(option, catalog),
+            "label": option_label(option, catalog)
+            if option.batch is None
+            else tr("{option}, batch {batch}", option=option_label(option, catalog), batch=f"{option.batch:,}"),
             "x": (option.time_s or 0) / 86_400 if plan.goal == "train" else (option.tpot_s or 0) * 1e3,
             "usd": option.cost_usd if plan.goal == "train" else option.cost_per_hour_usd,
             "kind": tr("Pareto front") if id(option) in on_front else tr("option"),
         }
-        for option in plan.options
+        for option in (*plan.options, *plan.faster)
     ]
 
 
