@@ -100,6 +100,9 @@ def _training(
             notes.append(Note("layout_needs_more_cards", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
         else:
             notes.append(Note("cards_idle", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
+    if s.global_batch is not None and plan.global_batch != s.global_batch:
+        rounded = {"asked": f"{s.global_batch:,}", "used": f"{plan.global_batch:,}", "dp": str(layout.dp)}
+        notes.append(Note("global_batch_rounded", rounded))
     if layout.tp > r.gpus_per_node:
         crossing = {"tp": str(layout.tp), "per_node": str(r.gpus_per_node), "network": r.network.name}
         notes.append(Note("tp_across_nodes", crossing))
@@ -280,6 +283,9 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
     if scenario.params and abs(counted / scenario.params - 1.0) > PARAMS_TOLERANCE:
         given = {"counted": f"{counted / 1e9:,.3g}", "given": f"{scenario.params / 1e9:,.3g}"}
         notes.append(Note("params_disagree", given))
+    if scenario.gpus_per_node is not None and scenario.gpus_per_node > scenario.cards:
+        capped = {"given": f"{scenario.gpus_per_node:,}", "cards": f"{scenario.cards:,}"}
+        notes.append(Note("gpus_per_node_capped", capped))
     if r.price_per_gpu_hour is None:
         notes.append(Note("no_price", {"gpu": r.gpu.name}))
     training, training_ranges = _training(r, variants, notes)

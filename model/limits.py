@@ -18,7 +18,9 @@ class ScenarioError(ValueError):
         self.field = field
         self.value = value
         self.allowed = allowed
-        shown = repr(value) if not isinstance(value, str) else value
+        # Text is quoted as typed unless it holds control characters (a NUL, a line separator):
+        # those are escaped, so the message stays one readable line.
+        shown = value if isinstance(value, str) and value.isprintable() else repr(value)
         super().__init__(f"{field}: {shown[:80]} is not allowed; {allowed}")
 
 
@@ -85,11 +87,17 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> None:
 
 def check_ranges(values: object) -> None:
     """Check every ranged field ``values`` has (a Scenario) that is set; raise ScenarioError on the first bad one."""
-    for name in INT_LIMITS:
+    # Inlined range test: this runs for every estimate; only a value that fails it (or is not a
+    # plain int/float) goes through the full check, which raises with the field's message.
+    for name, (low, high) in _INT_ITEMS:
         value = getattr(values, name)
-        if value is not None:
+        if value is not None and (type(value) is not int or not low <= value <= high):
             check_int(name, value)
-    for name in FLOAT_LIMITS:
+    for name, (bottom, top, _) in _FLOAT_ITEMS:
         value = getattr(values, name)
-        if value is not None:
+        if value is not None and (type(value) not in (int, float) or not bottom <= value <= top or value <= 0):
             check_float(name, value)
+
+
+_INT_ITEMS = tuple(INT_LIMITS.items())
+_FLOAT_ITEMS = tuple(FLOAT_LIMITS.items())

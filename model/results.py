@@ -153,6 +153,10 @@ NOTES: dict[str, str] = {
     "inference_no_tensor_cores": "inference: {gpu} has no {precision} tensor cores; products run in {key}",
     "layout_needs_more_cards": "the layout {shape} needs {used} cards; the scenario has {cards}",
     "cards_idle": "training uses {used} of {cards} cards ({shape}); the rest sit idle",
+    "gpus_per_node_capped": "gpus per node: {given} is more than the {cards} cards, which form one node",
+    "global_batch_rounded": (
+        "the global batch of {asked} sequences runs as {used}: each of the {dp} replicas takes whole micro-batches"
+    ),
     "tp_across_nodes": "tensor parallelism of {tp} crosses nodes of {per_node}: its all-reduces go over {network}",
     "training_does_not_fit": "training does not fit: needs {needed} per card, has {capacity}",
     "context_too_long": "prompt + output = {context} tokens is longer than the model's {limit}-token context",

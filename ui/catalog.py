@@ -5,12 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from model import Catalog, CatalogError, default_catalog, parse_user_catalog
+from model.catalog import SAFE_LOADER
 from ui.i18n import tr
 
 __all__ = ["USER_CATALOG_KEY", "add_user_rows", "session_catalog"]
 
 USER_CATALOG_KEY = "user_catalog_yaml"
 """Session key of the YAML text of the rows the user added this visit."""
+NAMED = 5
+"""The ids an upload's message names; more are counted."""
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -38,8 +41,8 @@ def add_user_rows(text: str | bytes, name: str) -> tuple[bool, str]:
     import yaml  # the rows are re-serialised so the visit keeps one document
 
     current = st.session_state.get(USER_CATALOG_KEY)
-    merged = yaml.safe_load(current) if current else {"gpus": [], "models": []}
-    added = yaml.safe_load(text if isinstance(text, str) else text.decode("utf-8"))
+    merged = yaml.load(current, Loader=SAFE_LOADER) if current else {"gpus": [], "models": []}
+    added = yaml.load(text if isinstance(text, str) else text.decode("utf-8"), Loader=SAFE_LOADER)
     for kind in ("gpus", "models"):
         existing = {row["id"]: row for row in merged.get(kind) or []}
         for row in added.get(kind) or []:
@@ -48,8 +51,12 @@ def add_user_rows(text: str | bytes, name: str) -> tuple[bool, str]:
     document = yaml.safe_dump(merged, sort_keys=False)
     try:
         _merged(document)
-    except CatalogError as error:  # e.g. a new row clashing with an earlier one
-        return False, str(error)
+    except CatalogError as error:  # with the earlier rows: more than 500 of a kind, or past the size cap
+        problem = str(error).removeprefix("your rows")
+        return False, tr("{name}, with the rows added before{problem}", name=name, problem=problem)
     st.session_state[USER_CATALOG_KEY] = document
     names = [*extra.gpus, *extra.models]
+    if len(names) > NAMED:
+        more = tr("{names} and {n} more", names=", ".join(names[:NAMED]), n=f"{len(names) - NAMED:,}")
+        return True, tr("added {names} for this visit", names=more)
     return True, tr("added {names} for this visit", names=", ".join(names))

@@ -138,11 +138,20 @@ def _choice(options: Callable[[], Mapping[str, Any] | tuple[str, ...]]) -> Calla
     return parse
 
 
+def _quantity(text: str, allowed: str) -> float:
+    """Read a number such as 7B or 1.5k; text that is not one is refused with what the control allows."""
+    try:
+        return parse_quantity(text)
+    except ValueError:
+        raise NotAllowedError(allowed) from None
+
+
 def _on_grid(grid: tuple[float, ...], scale: float, label: Callable[[float], str]) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        value = parse_quantity(text) / scale
+        allowed = tr("a value from {low} to {high}", low=label(grid[0]), high=label(grid[-1]))
+        value = _quantity(text, allowed) / scale
         if not grid[0] <= value <= grid[-1]:
-            raise NotAllowedError(tr("a value from {low} to {high}", low=label(grid[0]), high=label(grid[-1])))
+            raise NotAllowedError(allowed)
         return min(grid, key=lambda step: abs(math.log(step / value)))
 
     return parse
@@ -150,9 +159,10 @@ def _on_grid(grid: tuple[float, ...], scale: float, label: Callable[[float], str
 
 def _integer(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        value = parse_quantity(text)
+        allowed = tr("a whole number from {low} to {high}", low=f"{low:,}", high=f"{high:,}")
+        value = _quantity(text, allowed)
         if value != int(value) or not low <= value <= high:
-            raise NotAllowedError(tr("a whole number from {low} to {high}", low=f"{low:,}", high=f"{high:,}"))
+            raise NotAllowedError(allowed)
         return int(value)
 
     return parse
@@ -160,9 +170,10 @@ def _integer(low: int, high: int) -> Callable[[str], int]:
 
 def _number(low: float, high: float) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        value = parse_quantity(text)
+        allowed = tr("a number from {low} to {high}", low=f"{low:g}", high=f"{high:g}")
+        value = _quantity(text, allowed)
         if not low <= value <= high:
-            raise NotAllowedError(tr("a number from {low} to {high}", low=f"{low:g}", high=f"{high:g}"))
+            raise NotAllowedError(allowed)
         return value
 
     return parse
@@ -219,9 +230,10 @@ def _card_count(text: str) -> int:
 
 
 def _tokens(text: str) -> float:
-    value = parse_quantity(text)
+    allowed = tr("a count from 1M to 10000T, such as 2T or 15e12; 0 for auto")
+    value = _quantity(text, allowed)
     if value != 0 and not 1e6 <= value <= 1e16:
-        raise NotAllowedError(tr("a count from 1M to 10000T, such as 2T or 15e12; 0 for auto"))
+        raise NotAllowedError(allowed)
     return value
 
 
@@ -315,7 +327,8 @@ def load_from_url(query: Mapping[str, list[str]]) -> tuple[dict[str, Any], list[
             warnings.append(tr("{label}: given {n} times; used the last", label=label, n=str(len(texts))))
         text = texts[-1].strip()
         if len(text) > MAX_VALUE_LENGTH:
-            warnings.append(tr("{label}: the value is too long; kept {kept}", label=label, kept=kept))
+            too_long = {"label": label, "limit": f"{MAX_VALUE_LENGTH}", "kept": kept}
+            warnings.append(tr("{label}: the value is longer than {limit} characters; kept {kept}", **too_long))
             continue
         try:
             values[key] = control.parse(text)

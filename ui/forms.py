@@ -91,8 +91,11 @@ def _text(value: str | None) -> str | None:
 
 
 def _whole(value: float | None) -> float | int | None:
-    """Return a whole float as an int (the catalog wants whole numbers for counts and sizes)."""
-    if isinstance(value, float) and value.is_integer():
+    """Return a whole float as an int (the catalog wants whole numbers for counts and sizes).
+
+    Past 2**53 a float is no exact count: it stays a float, so a refusal quotes 1e+20, not 21 digits.
+    """
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
 

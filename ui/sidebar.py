@@ -128,7 +128,8 @@ def wanted_query() -> dict[str, str]:
 def sync_url() -> None:
     """Write the query that reproduces the visit into the address bar."""
     wanted = wanted_query()
-    if st.query_params.to_dict() != wanted:
+    # Every value of each key: to_dict() keeps only the last, so a key a link repeats would stay repeated.
+    if {key: st.query_params.get_all(key) for key in st.query_params} != {k: [v] for k, v in wanted.items()}:
         st.query_params.from_dict(wanted)
 
 

@@ -260,7 +260,8 @@ def plan_training(
                         tpot_s=None,
                         ttft_s=None,
                         memory_per_gpu=training.memory_per_gpu.total,
-                        headroom=min(deadline / training.time_s, budget / cost),
+                        # A free run (a price of 0) is within any budget: its budget headroom is unbounded.
+                        headroom=min(deadline / training.time_s, budget / cost if cost > 0 else math.inf),
                     )
                 )
         if found:

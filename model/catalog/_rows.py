@@ -105,7 +105,7 @@ class Row:
 
     def _check_number(self, name: str, value: Any, minimum: float, maximum: float, strictly_positive: bool) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(name, f"must be a number, got {kind_of(value)}")
+            raise self.fail(name, f"must be a number, got {kind_of(value)}{_number_hint(value)}")
         try:
             number = float(value)
         except OverflowError:  # an integer past 1e308: YAML reads 10**400 exactly
@@ -191,8 +191,23 @@ def kind_of(value: Any) -> str:
         return "a list"
     if isinstance(value, (int, float)):
         return f"the number {quoted(value)}"
-    text = str(value)
-    return f"the text {text[:40]!r}"
+    if not isinstance(value, str):  # YAML's other types: a date (2024-01-31), a set (!!set), bytes (!!binary)
+        return f"{_YAML_TYPES.get(type(value).__name__, 'a value')} {quoted(str(value))}"
+    return f"the text {value[:40]!r}"
+
+
+_YAML_TYPES = {"date": "the date", "datetime": "the date and time", "set": "a set", "bytes": "binary data"}
+
+
+def _number_hint(value: Any) -> str:
+    """Say why a number reads as text: YAML 1.1 wants a decimal point in 7.0e2 (7e2 is text), and no quotes."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        float(value)
+    except ValueError:
+        return ""
+    return " (YAML reads it as text: write it without quotes, and 7e2 as 7.0e2)"
 
 
 def rows_of(document: Any, key: str, file: str, *, required: bool = True) -> list[Row]:

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import get_args
 
 from model.architecture import Architecture, AttentionKind, MlpKind, NormKind
-from model.catalog._rows import Row
+from model.catalog._rows import CatalogError, Row
 from model.units import GB
 
 __all__ = [
@@ -281,6 +281,8 @@ def model_from_row(row: Row, *, user: bool = False) -> ModelPreset:
             qk_rope_head_dim=mla.integer("qk_rope_head_dim", maximum=10**5) if mla else 0,
             v_head_dim=mla.integer("v_head_dim", maximum=10**5) if mla else 0,
         )
+    except CatalogError:  # a field's own check, inside the call: it names its field
+        raise
     except (ArithmeticError, ValueError) as error:  # a shape that cannot be counted
         raise row.fail("layers", f"the shapes do not form a model: {error}") from error
     official = row.number("official_params", required=not user, maximum=1e15)

@@ -60,7 +60,7 @@ def add_plan_parser(commands: Any) -> None:
     serve.add_argument("--output-len", type=_whole("a token count", 1, 10_000_000), default=256, metavar="N")
     _common(serve)
     train = goals.add_parser("train", help="train on N tokens within a deadline or a budget")
-    train.add_argument("--tokens", type=_count("a token count", 1e3, 1e17), required=True, metavar="N")
+    train.add_argument("--tokens", type=_count("a token count", 1e3, 1e16), required=True, metavar="N")
     train.add_argument("--days", type=_count("a number of days", 1e-6, 1e5), metavar="D")
     train.add_argument("--budget", type=_count("dollars", 1e-6, 1e13), metavar="USD")
     train.add_argument("--finetune", choices=FINETUNE_MODES, default="none")

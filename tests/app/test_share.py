@@ -1,9 +1,10 @@
 import json
 
 import yaml
+from streamlit.testing.v1 import AppTest
 
 from model import Scenario, default_catalog
-from tests.app.conftest import open_page
+from tests.app.conftest import APP, open_page
 from ui.share import scenario_document
 
 
@@ -63,3 +64,13 @@ def test_the_new_controls_round_trip_through_the_link():
     rented = open_page("overview", price="2.5")
     assert rented.query_params["price"] == "2.5"
     assert rented.session_state["price"] == 2.5
+
+
+def test_a_key_the_link_repeats_is_written_back_once():
+    # Issue 14's fuzzing: ?val_kind=memory&val_kind=moe_serving kept both in the address bar (the last
+    # value was valid, and the address bar was compared by its last values only), so the warning came back.
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update(lang="en", val_kind=["memory", "moe_serving"])  # nothing else to write back
+    at.run()
+    assert any("given 2 times" in w.value for w in at.sidebar.warning)
+    assert at.query_params["val_kind"] == "moe_serving"

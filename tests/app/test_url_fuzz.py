@@ -2,7 +2,8 @@
 
 Each link is a visitor's first request: the app must render without an exception, warn about
 what it dropped, and leave only valid values behind (the address bar it writes back parses
-cleanly); one link in four then opens another page.
+cleanly); one link in four then opens another page. Issue 14 adds 40 links checked end to end
+(tests/fuzz_app.py); ``python -m tests.fuzz_full`` runs 300 of those and 10,000 without AppTest.
 """
 
 import pytest
@@ -40,3 +41,19 @@ def test_random_and_mutated_links_never_raise_and_leave_valid_values(chunk):
         if page:
             at.switch_page(page).run()
             assert not at.exception, (seed, page, at.exception)
+
+
+ALL_THE_WAY = range(90_000, 90_040)
+"""Issue 14: links that also carry packed rows and saved scenarios, each on a page, half of them in 中文."""
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_links_on_their_page_in_both_languages_keep_every_valid_value(chunk):
+    from tests.fuzz_app import check_in_app
+    from tests.fuzz_links import linked_link
+    from tests.fuzzing import PAGES
+
+    for seed in ALL_THE_WAY[chunk::4]:
+        page = PAGES[seed % len(PAGES)] if seed % 3 else None
+        problems = check_in_app(linked_link(seed), page, "zh" if seed % 2 else "en")
+        assert problems == [], (seed, page, problems)

@@ -201,3 +201,50 @@ def test_list_prints_a_readable_table(capsys):
     main(["list", "gpus"])
     out = capsys.readouterr().out
     assert "h100-sxm" in out and "memory_gb" in out
+
+
+def test_an_endless_catalog_file_is_refused_not_read_to_the_end():
+    # Issue 14's fuzzing: /dev/zero has no size, and read_bytes() read until memory ran out.
+    done = subprocess.run(
+        ["/bin/sh", "-c", f"ulimit -v 2000000; {sys.executable} -m model estimate --catalog /dev/zero"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-300:]
+    assert (
+        done.stderr == "python -m model: error: argument --catalog: /dev/zero: larger than the 256,000 bytes allowed\n"
+    )
+
+
+def test_plan_train_refuses_a_token_count_with_the_engines_limit(capsys):
+    # Issue 14's fuzzing: --tokens took up to 1e17, then the engine refused past 1e16 with another range.
+    with pytest.raises(SystemExit) as done:
+        main(["plan", "train", "--tokens", "5e16"])
+    assert done.value.code == 2
+    assert (
+        "plan train: error: argument --tokens: '5e16' is out of range; expected a token count from 1000 to 1e+16"
+        in (capsys.readouterr().err)
+    )
+
+
+def test_a_global_batch_the_layout_rounds_up_is_said(capsys):
+    # Issue 14's fuzzing: --global-batch 2 on 8 cards ran as 8 sequences per step without a word.
+    main(["estimate", "--global-batch", "2", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["training"]["global_batch"] == 8
+    assert (
+        "the global batch of 2 sequences runs as 8: each of the 8 replicas takes whole micro-batches"
+        in (document["warnings"])
+    )
+    main(["estimate", "--global-batch", "64", "--json"])
+    assert not any("global batch" in warning for warning in json.loads(capsys.readouterr().out)["warnings"])
+
+
+@pytest.mark.parametrize(("path", "shown"), [("\x00", r"'\x00'"), ("a\nb", r"'a\nb'")])
+def test_a_catalog_path_with_a_nul_or_a_newline_is_refused_on_one_line(path, shown, capsys):
+    # Issue 14's fuzzing: a NUL byte in --catalog raised ValueError (a traceback); a newline split the message.
+    with pytest.raises(SystemExit) as done:
+        main(["estimate", f"--catalog={path}"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"python -m model: error: argument --catalog: {shown}: cannot be read")

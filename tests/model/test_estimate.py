@@ -138,3 +138,11 @@ def test_each_warning_is_also_a_code_with_values_that_fill_its_template():
     assert [note.text for note in result.notes] == list(result.warnings)
     assert all(note.template.format(**note.values) == note.text for note in result.notes)
     assert result.to_dict()["notes"][0] == {"code": codes[0], "values": dict(result.notes[0].values)}
+
+
+def test_more_gpus_per_node_than_cards_is_said_not_silently_capped():
+    # Found by the full CLI fuzz: --gpus-per-node 2500 on 1,000 cards became 1,000 without a word.
+    result = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=16, gpus_per_node=64))
+    assert result.resolved.gpus_per_node == 16
+    assert [note.code for note in result.notes if note.code == "gpus_per_node_capped"] == ["gpus_per_node_capped"]
+    assert not any("gpus per node" in text for text in estimate(Scenario(model="llama-3.1-8b", cards=16)).warnings)

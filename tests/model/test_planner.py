@@ -125,3 +125,10 @@ def test_faster_serving_variants_meet_the_targets_and_trade_money_for_speed():
     assert len({round(option.tpot_s, 4) for option in front}) >= 3, "the front spans per-user speeds"
     costs = [option.cost_per_hour_usd for option in front]
     assert costs == sorted(costs) and [o.tpot_s for o in front] == sorted((o.tpot_s for o in front), reverse=True)
+
+
+def test_a_free_run_within_a_budget_has_unbounded_headroom_not_a_division_by_zero():
+    # Found by the full CLI fuzz: --price-per-gpu-hour 0 with --budget divided by a zero cost.
+    found = plan_training(TRAIN, budget_usd=2.0, gpus=("h100-sxm",), price_per_gpu_hour=0.0, max_cards=64)
+    assert found.options and found.options[0].cost_usd == 0.0
+    assert found.options[0].headroom == float("inf")

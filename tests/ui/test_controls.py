@@ -25,7 +25,7 @@ def test_changed_values_round_trip_through_the_url():
         ({"precision": ["fp3"]}, "Precision: 'fp3' is not allowed (one of fp32"),
         ({"params": ["9T"]}, "Parameters: '9T' is not allowed"),
         ({"cards": ["8", "16"]}, "given 2 times; used the last"),
-        ({"months": ["1" * 500]}, "too long"),
+        ({"months": ["1" * 500]}, "Months: the value is longer than 100 characters; kept 24"),
         ({"bogus": ["1"]}, "unknown link setting 'bogus'"),
     ],
 )
@@ -33,6 +33,17 @@ def test_a_bad_url_value_is_dropped_with_a_short_warning(query, fragment):
     _, warnings = load_from_url(query)
     assert any(fragment in w for w in warnings), warnings
     assert all(len(w) < 200 for w in warnings)
+
+
+@pytest.mark.parametrize("key", list(CONTROLS))
+@pytest.mark.parametrize("text", ["0x10", "nan", "1e309", "lots"])
+def test_every_refused_value_says_what_its_control_allows(key, text):
+    # Issue 14's fuzzing: text that is not a number said "(a valid value)" for every number control.
+    _, warnings = load_from_url({key: [text]})
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"{CONTROLS[key].label}: {text!r} is not allowed (")
+    assert "a valid value" not in warnings[0]
+    assert any(word in warnings[0] for word in (" from ", "one of", "comma list")), warnings[0]
 
 
 def test_a_card_count_between_steps_is_kept_and_a_size_snaps_to_the_nearest_step():

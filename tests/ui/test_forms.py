@@ -3,10 +3,12 @@
 import pytest
 
 from model import CatalogError, default_catalog, parse_user_catalog
+from ui.catalog import USER_CATALOG_KEY
 from ui.forms import (
     EXAMPLE_YAML,
     GPU_FIELDS,
     MODEL_FIELDS,
+    add_document,
     added_rows,
     builtin_clash,
     form_values,
@@ -137,3 +139,38 @@ def test_added_rows_list_only_what_the_user_added():
     assert [(row["kind"], row["id"]) for row in rows] == [("GPU", "my-gpu"), ("Model", "my-model")]
     assert "96 GB" in rows[0]["summary"] and "32 layers" in rows[1]["summary"]
     assert added_rows(default_catalog()) == []
+
+
+def _gpu_rows(count: int, first: int = 0) -> str:
+    row = "  - {{id: g{i}, name: G {i}, memory_gb: 1, memory_bandwidth_gb_per_s: 1, dense_tflops: {{bf16: 1}}, "
+    row += "source: s}}\n"
+    return "gpus:\n" + "".join(row.format(i=i) for i in range(first, first + count))
+
+
+def test_many_added_rows_are_named_in_a_short_message():
+    # Issue 14's fuzzing: 500 rows were all named, a message of 3,500 characters.
+    import streamlit as st
+
+    st.session_state.clear()
+    accepted, message = add_document(_gpu_rows(500), "mine.yaml")
+    assert accepted and message == "added g0, g1, g2, g3, g4 and 495 more for this visit"
+
+
+def test_an_upload_too_many_with_the_earlier_rows_is_refused_naming_the_upload():
+    # Issue 14's fuzzing: the refusal named "your rows", not the file, and did not say the earlier rows counted.
+    import streamlit as st
+
+    st.session_state.clear()
+    assert add_document(_gpu_rows(1), "first.yaml")[0]
+    before = st.session_state[USER_CATALOG_KEY]
+    accepted, message = add_document(_gpu_rows(500, first=1), "second.yaml")
+    assert not accepted
+    assert message == "second.yaml, with the rows added before, 'gpus': 501 rows is more than the 500 allowed"
+    assert st.session_state[USER_CATALOG_KEY] == before
+
+
+def test_a_huge_whole_number_in_a_form_is_quoted_briefly():
+    # Issue 14's fuzzing: 1e20 typed in a box became a 21-digit integer, quoted at length in the refusal.
+    with pytest.raises(CatalogError, match=r"field 'layers': must be a whole number from 1 to 2048, got 1e\+20$"):
+        parse_user_catalog(model_document(**{**MODEL, "layers": 1e20}), "the model form")
+    assert "layers: 32\n" in model_document(**{**MODEL, "layers": 32.0})

@@ -57,3 +57,38 @@ def test_a_multimodal_wrapper_reads_its_language_model():
     wrapped = {"model_type": "llama4", "text_config": CONFIGS["llama-3.1-8b"]}
     assert model_row_from_hf_config(wrapped, "wrapped")["layers"] == 32
     assert parse_hf_config(json.dumps(wrapped))["model_type"] == "llama4"
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        # Issue 14's fuzzing: each of these raised a TypeError (a traceback on the Add page).
+        ({"num_local_experts": "lots"}, "num_local_experts"),
+        ({"num_local_experts": [8]}, "num_local_experts"),
+        ({"num_attention_heads": {"a": 1}}, "num_attention_heads"),
+        ({"hidden_size": {"a": 1}}, "hidden_size"),
+        ({"head_dim": {"a": 1}}, "head_dim"),
+        ({"num_hidden_layers": float("nan")}, "num_hidden_layers"),
+        ({"num_hidden_layers": True}, "num_hidden_layers"),
+        ({"num_key_value_heads": -8}, "num_key_value_heads"),
+        ({"tie_word_embeddings": "false"}, "tie_word_embeddings"),  # was read as true
+    ],
+)
+def test_a_config_number_of_the_wrong_type_is_refused_naming_its_key(change, key):
+    with pytest.raises(CatalogError, match=rf"^config\.json: {key} must be "):
+        model_row_from_hf_config({**CONFIGS["mixtral-8x7b"], **change}, "My\nmodel")
+
+
+def test_a_refusal_names_the_file_not_the_typed_model_name():
+    with pytest.raises(CatalogError, match=r"^config\.json: the config has no vocab_size$"):
+        model_row_from_hf_config({"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2}, "<b>x</b>\n")
+
+
+def test_deep_nesting_is_refused_as_not_a_config():
+    with pytest.raises(CatalogError, match="nested too deeply"):
+        parse_hf_config('{"hidden_size": ' + "[" * 20_000 + "]" * 20_000 + "}")
+
+
+def test_a_long_model_type_does_not_make_the_source_too_long():
+    row = model_row_from_hf_config({**CONFIGS["llama-3.1-8b"], "model_type": "x" * 5000}, "mine")
+    assert parse_user_catalog(yaml.safe_dump({"models": [row]}), "config.json").models["mine"]
