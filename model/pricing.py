@@ -17,6 +17,7 @@ import statistics
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from model.caches import once
 from model.limits import ScenarioError
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def rent_to_price_ratio(gpus: Iterable[Gpu]) -> float | None:
     return statistics.median(ratios) if ratios else None
 
 
-@functools.cache
+@once
 def market_rent_ratio() -> float | None:
     """Return :func:`rent_to_price_ratio` over the built-in catalog (user GPUs are priced by it, not in it)."""
     from model.catalog import default_catalog  # late: the catalog module does not need prices

@@ -10,13 +10,13 @@ and their readers are :mod:`model.catalog.schema`; the field checks are private 
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import yaml
 
+from model.caches import once
 from model.catalog._rows import CatalogError, quoted, rows_of, unique_by_id
 from model.catalog.schema import (
     ApiPrice,
@@ -59,10 +59,10 @@ SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 def _read(path: Path) -> Any:
     with path.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        return yaml.load(handle, Loader=SAFE_LOADER)  # safe: SafeLoader's constructor, libyaml's parser
 
 
-@functools.cache
+@once
 def default_catalog() -> Catalog:
     """Load the built-in catalogs from data/ (once per process) and check their references.
 

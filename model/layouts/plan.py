@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from model.batch import default_global_batch
+from model.caches import BoundedMemo
 from model.efficiency import Efficiencies
 from model.layouts.serving import forget_serving_choices
 from model.layouts.training import Knobs, TrainingPlan, TrainingSearch, search_training_layout
@@ -29,8 +30,7 @@ from model.training import (
 
 __all__ = ["forget_searches", "plan_training"]
 
-_SEARCHES: dict[tuple[object, ...], TrainingSearch] = {}
-_SEARCHES_KEPT = 512
+_SEARCHES: BoundedMemo[tuple[object, ...], TrainingSearch] = BoundedMemo(512)
 """Searches remembered per process: the pages and sweeps ask for the same training many times."""
 
 
@@ -39,18 +39,13 @@ _Sizes = tuple[
     dict[tuple[int, int, int, int, Recompute, int, int], float],
     dict[tuple[Layout, int, int, int, Recompute, int], TrainingWork],
 ]
-_SIZES: dict[tuple[object, ...], _Sizes] = {}
-_SIZES_KEPT = 64
+_SIZES: BoundedMemo[tuple[object, ...], _Sizes] = BoundedMemo(64)
 
 
 def _sizes_for(key: tuple[object, ...]) -> _Sizes:
     """Return the states, activations and step counts already worked out for one model, regime and run."""
     found = _SIZES.get(key)
-    if found is None:
-        if len(_SIZES) >= _SIZES_KEPT:
-            _SIZES.pop(next(iter(_SIZES)))
-        found = _SIZES[key] = ({}, {}, {})
-    return found
+    return found if found is not None else _SIZES.put(key, ({}, {}, {}))
 
 
 def forget_searches() -> None:
@@ -122,10 +117,7 @@ def plan_training(
         selective_saves_memory=not s.flash_attention, compute_floor=compute_floor, memory_of=memory_of, timer=timer,
     )  # fmt: skip
     search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed)
-    if len(_SEARCHES) >= _SEARCHES_KEPT:
-        _SEARCHES.pop(next(iter(_SEARCHES)))
-    _SEARCHES[cache_key] = search
-    return search
+    return _SEARCHES.put(cache_key, search)
 
 
 def _candidate(r: Resolved, plan: TrainingPlan, eff: Efficiencies) -> TrainingCandidate:

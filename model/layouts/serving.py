@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from model.architecture import Architecture
+from model.caches import BoundedMemo
 from model.efficiency import Efficiencies
 from model.inference import (
     InferenceMemory,
@@ -153,8 +154,7 @@ class ServingChoice(NamedTuple):
     expected: dict[tuple[int, int, int], tuple[ServingContext, LoadedServing]]
 
 
-_SERVING_CHOICES: dict[tuple[Resolved, Efficiencies], ServingChoice] = {}
-_SERVING_CHOICES_KEPT = 512
+_SERVING_CHOICES: BoundedMemo[tuple[Resolved, Efficiencies], ServingChoice] = BoundedMemo(512)
 
 
 def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) -> ServingChoice:
@@ -190,13 +190,10 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     plan, ranked = choose_serving_layout(
         plans, score, one_user=s.batch == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
-    if len(_SERVING_CHOICES) >= _SERVING_CHOICES_KEPT:
-        _SERVING_CHOICES.pop(next(iter(_SERVING_CHOICES)))
     if plan.key not in largest:
         largest[plan.key] = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
     choice = ServingChoice(plan, ranked, largest, expected)
-    _SERVING_CHOICES[r, eff] = choice
-    return choice
+    return _SERVING_CHOICES.put((r, eff), choice)
 
 
 def forget_serving_choices() -> None:

@@ -7,14 +7,14 @@ which of the estimate's figures it is compared with, or why it cannot be (a pric
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 import yaml
 
-from model.catalog import DATA_DIR, CatalogError
+from model.caches import once
+from model.catalog import DATA_DIR, SAFE_LOADER, CatalogError
 from model.scenario import SCENARIO_FIELDS, Scenario
 from model.units import parse_quantity
 
@@ -95,7 +95,7 @@ def _typed(entry: dict[str, Any], mapping: dict[str, Any], ident: str) -> Scenar
     return _scenario({name: value for name, value in mapping["scenario"].items() if name in TYPED_FIELDS}, ident)
 
 
-@functools.cache
+@once
 def load_references() -> tuple[Reference, ...]:
     """Load every published measurement with its mapping (once per process).
 
@@ -103,9 +103,9 @@ def load_references() -> tuple[Reference, ...]:
         CatalogError: a mapping names an unknown measurement, field or prediction.
     """
     with (DATA_DIR / "published_measurements.yaml").open(encoding="utf-8") as handle:
-        measurements = yaml.safe_load(handle)
+        measurements = yaml.load(handle, Loader=SAFE_LOADER)
     with (DATA_DIR / "reference_scenarios.yaml").open(encoding="utf-8") as handle:
-        mappings = {row["id"]: row for row in yaml.safe_load(handle)["references"]}
+        mappings = {row["id"]: row for row in yaml.load(handle, Loader=SAFE_LOADER)["references"]}
     references = []
     for entry in measurements:
         ident = entry["id"]

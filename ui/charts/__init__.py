@@ -8,7 +8,6 @@ an Altair chart costs ~10 ms, swapping rows ~0.1 ms, which keeps a slider move i
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ import numpy  # noqa: F401
 import pandas  # noqa: F401
 import streamlit as st
 
+from model.caches import once
 from ui.i18n import DEFAULT_LANGUAGE, current_language, tr, translatable, use_language
 
 __all__ = ["COMPONENT_COLORS", "Rows", "component_color_scale", "data_of", "show_chart"]
@@ -53,7 +53,7 @@ def data_of(rows: ChartData) -> alt.Data | alt.NamedData:
     return alt.Data(values=[dict(row) for row in rows])
 
 
-@functools.lru_cache(maxsize=256)
+@once(maxsize=256)  # sessions opening the same link at once build each chart once
 def _template(
     builder: Callable[..., alt.TopLevelMixin],
     names: tuple[str, ...],

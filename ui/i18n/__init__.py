@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 from collections.abc import Iterator
 from importlib import resources
 from typing import Final
 
 import yaml
+
+from model.caches import once
+from model.catalog import SAFE_LOADER
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -43,7 +45,7 @@ LANGUAGE_KEY: Final = "lang"
 _FORCED: contextvars.ContextVar[str | None] = contextvars.ContextVar("forced_language", default=None)
 
 
-@functools.cache
+@once
 def catalogue(language: str) -> dict[str, str]:
     """Return every translation into ``language`` (English text -> translated text); {} for English.
 
@@ -56,7 +58,7 @@ def catalogue(language: str) -> dict[str, str]:
     # The package's own files (never a path from a visitor): ui/i18n/<language>/*.yaml.
     files = [item for item in resources.files(__name__).joinpath(language).iterdir() if item.name.endswith(".yaml")]
     for path in sorted(files, key=lambda item: item.name):
-        rows = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        rows = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
         if not isinstance(rows, dict):
             raise ValueError(f"{path.name}: expected a mapping of English text to its translation")
         for key, value in rows.items():
