@@ -5,6 +5,7 @@ reruns that never changed anything; these tests fail instead.
 """
 
 import asyncio
+import concurrent.futures
 import random
 import time
 
@@ -12,7 +13,9 @@ from benchmarks.wire import LINKS, Tally, WireSession, visitor
 
 
 def _run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, 120))
+    # In its own thread: the browser tests' sync Playwright keeps an event loop running in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(coroutine, 120)).result()
 
 
 def test_a_session_opens_a_shared_link_and_each_action_reruns_the_page(app_url):
