@@ -71,6 +71,16 @@ SERVING: tuple[str | Formula, ...] = (
         "model.inference.loaded_serving",
     ),
     Formula(
+        "Prefill under attention data parallelism",
+        r"\lambda = \frac{b}{e\, n_{out}},\quad \bar k = \lfloor\lambda\rfloor + 1 - (1 - \{\lambda\})^{e},"
+        r"\quad T_{pre}(b) \to T_{pre}(b)\, \frac{n_{out}\, \bar k}{b / e}",
+        "Each of the e ranks starts λ new requests an iteration and prefills them alone while the others wait: "
+        "an iteration lasts as long as its busiest rank (k̄ prompts on average), so prefills do not run in parallel",
+        "TensorRT-LLM tech blog 10, ADP Balance Strategy (DeepSeek-V3, 8 GB200, attention DP 8: balance ratio "
+        "54 %, 1.33x once prompts are scheduled together)",
+        "model.inference.busiest_rank_prompts",
+    ),
+    Formula(
         "Price per million output tokens",
         r"\$/\text{M} = \frac{\text{price} \cdot n_{cards} / 3600}{R \cdot u} \times 10^6",
         "u: utilisation, the share of time the server is busy",

@@ -25,7 +25,7 @@ from model.inference.context import (
     serving_rates,
 )
 from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
-from model.inference.load import LoadedServing, loaded_serving
+from model.inference.load import LoadedServing, busiest_rank_prompts, loaded_serving
 from model.inference.memory import (
     InferenceMemory,
     ServingLoad,
@@ -43,6 +43,7 @@ __all__ = [
     "ServingContext",
     "ServingLoad",
     "ServingRates",
+    "busiest_rank_prompts",
     "decode_step",
     "elementwise_bytes_per_token",
     "expected_experts_touched",

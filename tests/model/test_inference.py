@@ -1,11 +1,20 @@
 import dataclasses
+import math
 
 import pytest
 
 from model import Scenario, default_catalog, estimate
 from model.analyses.fit import pinned_serving
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
-from model.inference import decode_step, elementwise_bytes_per_token, serving_context, serving_rates
+from model.inference import (
+    busiest_rank_prompts,
+    decode_step,
+    elementwise_bytes_per_token,
+    loaded_serving,
+    prefill_time,
+    serving_context,
+    serving_rates,
+)
 from model.inference.context import kernels_per_pass
 
 CATALOG = default_catalog()
@@ -163,7 +172,7 @@ def _replica(scenario):
     full = estimate(scenario, CATALOG)
     r, inference = full.resolved, full.inference
     key = inference.compute_precision
-    ctx = serving_context(r, tp=inference.tp, pp=inference.pp, compute_key=key)
+    ctx = serving_context(r, tp=inference.tp, pp=inference.pp, compute_key=key, ep=inference.ep)
     return r, ctx, serving_rates(r, ctx, EXPECTED)
 
 
@@ -264,3 +273,28 @@ def test_attention_data_parallelism_holds_many_more_latent_caches_and_is_chosen_
     assert never.ep == 1
     # The all-to-alls are paid: the step carries communication even with no tensor parallelism.
     assert dp8.decode.communication > 0
+
+
+@pytest.mark.parametrize("per_rank", [0.0, 0.05, 0.19, 0.5, 1.0, 1.4, 3.7])
+def test_the_busiest_rank_prefills_at_least_its_share_and_at_most_one_prompt_more(per_rank):
+    one = busiest_rank_prompts(per_rank, 1)
+    busiest = [busiest_rank_prompts(per_rank, ranks) for ranks in (1, 2, 8, 64)]
+    assert one == per_rank  # one rank waits for no one
+    assert busiest == sorted(busiest)  # more ranks: a busier slowest one
+    assert per_rank <= busiest[-1] <= math.floor(per_rank) + 1
+
+
+def test_attention_dp_ranks_wait_for_each_others_prefills_so_a_cycle_pays_more_than_its_share():
+    # TensorRT-LLM tech blog 10: an iteration lasts as long as its busiest rank, so prompts landing
+    # on different ranks in different iterations stall all the others in turn.
+    lengths = {"prompt_len": 1024, "output_len": 2048}
+    base = {"model": "deepseek-r1", "gpu": "b200", "cards": 8, "precision": "fp4", **lengths}
+    for settings, batch, waits in (({"attention_dp": 8}, 3072, True), ({"attention_dp": 1, "tp": 8}, 256, False)):
+        r, ctx, rates = _replica(Scenario(**base, **settings, batch=batch))
+        assert ctx.ep == (8 if waits else 1)
+        served = loaded_serving(r, ctx, rates, batch, 1)
+        together = batch * 2048 / (prefill_time(r, ctx, batch, rates) + 2048 * served.step.per_token)
+        if waits:
+            assert served.tokens_per_s < 0.9 * together
+        else:  # no ranks to wait for: the cycle is the prefill plus the decode
+            assert served.tokens_per_s == pytest.approx(together, rel=1e-12)

@@ -56,6 +56,10 @@ def test_no_measurement_with_a_stated_card_count_is_off_by_2x_or_more():
     assert worst.ratio < 2.0, (worst.reference.id, worst.predicted, worst.reference.value)
     typed = [row.typed / row.reference.value for row in REPORT.rows if row.typed is not None]
     assert max(max(ratio, 1 / ratio) for ratio in typed) < 2.0
+    # Attention-DP ranks waiting for each other's prefills brought MLPerf's DeepSeek-R1 on B200
+    # under 2x; the two left are SGLang on MI300X under load (README).
+    moe = [row for row in REPORT.rows if row.reference.kind == "moe_serving" and row.ratio >= 2.0]
+    assert len(moe) <= 2, [row.reference.id for row in moe]
 
 
 def test_every_training_run_with_a_stated_card_count_is_also_scored_as_a_user_would_type_it():
