@@ -85,6 +85,14 @@ class Efficiencies:
     A forward pass pays it once per kernel (model.inference.context.kernels_per_pass): this,
     not the weight stream, sets batch-1 speed of models with many layers and many kernels
     per layer (MoE routing, MLA). Fitted once on every serving measurement."""
+    moe_layer_host_s: float
+    """Training: time one MoE layer's pass (forward, backward or recomputation) of one micro-batch
+    loses to the host. Dropless MoE needs each step's tokens-per-expert counts on the host (the
+    all-to-all splits, the grouped products' sizes): that synchronisation drains the GPU's queue,
+    and the layer's dispatch, grouped products and combine then run at the pace the host launches
+    them, outside CUDA graphs (Megatron-Core MoE report, arXiv 2603.07685, sec. 4.3.6-4.3.7: host
+    overhead, and the sync-free kernels needed before MoE can be graph-captured). Fitted once on
+    every MoE training measurement."""
     collective_bandwidth: float
     """Share of a link's per-direction bandwidth a large collective reaches when the link row
     has no measured figure (nccl-tests: NVLink 0.78-0.83, interconnects.yaml)."""
@@ -140,6 +148,7 @@ EXPECTED = Efficiencies(
     dequant_bandwidth=0.70,
     expert_read_half_bytes=12e6,
     kernel_floor_s=6e-6,
+    moe_layer_host_s=2.5e-3,
     collective_bandwidth=0.80,
     network_bandwidth=0.85,
     tp_overlap=0.30,
@@ -149,7 +158,7 @@ EXPECTED = Efficiencies(
     elementwise_traffic_factor=6.0,
     failure_rate_per_gpu_hour=1.97e-5,
     hours_lost_per_failure=0.34,
-    run_overhead=0.25,
+    run_overhead=0.10,
     optimizer_bytes_per_param=28.0,
 )
 
@@ -197,6 +206,7 @@ def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
         collective_bandwidth=_capped(base.collective_bandwidth * links),
         network_bandwidth=_capped(base.network_bandwidth * links),
         kernel_floor_s=base.kernel_floor_s * overhead,
+        moe_layer_host_s=base.moe_layer_host_s * overhead,
         tp_overlap=min(0.95, base.tp_overlap * overlap),
         dp_overlap=min(0.98, base.dp_overlap * overlap),
         ep_overlap=min(0.95, base.ep_overlap * overlap),

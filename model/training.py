@@ -8,7 +8,8 @@ AV over s/2 keys on average, backward twice the forward). Recomputation adds a f
 frozen weights' gradients: 4 N D plus 6 N_adapter D.
 
 Step time (per optimizer step, per GPU): matrix products at the shape-dependent efficiency,
-attention at flash-attention efficiency, non-matrix work at memory bandwidth, the pipeline
+attention at flash-attention efficiency, non-matrix work at memory bandwidth, a fixed host
+wait per MoE layer pass (dropless routing syncs on its token counts), the pipeline
 bubble (p - 1)/m of the compute (1F1B, Narayanan et al. 2021 eq. 1), tensor-parallel
 all-reduces (4 per layer per micro-batch, Shoeybi et al. 2019) partly overlapped, expert
 all-to-alls, data-parallel gradient reduction overlapped with the last backward pass (or
@@ -65,6 +66,8 @@ class TrainingWork(NamedTuple):
     gather_bytes: float
     ep_message_bytes: float
     ep_collectives: float
+    moe_layer_passes: float
+    """MoE layers' passes (forward, backward, recomputed forward) per GPU per step, micro-batches counted."""
     pp_message_bytes: float
     layers_per_stage: int
 
@@ -140,9 +143,12 @@ def training_work(
     )
     grad_reduce_bytes = 4.0 if r.precision == "fp32" else 2.0
     ep_collectives = 0.0
-    if arch.is_moe and layout.ep > 1:
+    moe_layer_passes = 0.0
+    if arch.is_moe:
         moe_layers_per_stage = stats.moe_layers / layout.pp
-        ep_collectives = 4.0 * moe_layers_per_stage * microbatches
+        moe_layer_passes = (2.0 + redone) * moe_layers_per_stage * microbatches
+        if layout.ep > 1:
+            ep_collectives = 4.0 * moe_layers_per_stage * microbatches
     return TrainingWork(
         model_flops_per_token=model_flops,
         hardware_flops_per_token=hardware_flops,
@@ -163,6 +169,7 @@ def training_work(
         gather_bytes=replicated * regime.weight_bytes,
         ep_message_bytes=tokens_mb * arch.active_experts * arch.hidden * element_size / layout.tp,
         ep_collectives=ep_collectives,
+        moe_layer_passes=moe_layer_passes,
         pp_message_bytes=tokens_mb * arch.hidden * element_size / layout.tp,
         layers_per_stage=layers_per_stage,
     )
@@ -206,6 +213,8 @@ def step_time(
         + work.matmul_flops_head / (peak * head_eff)
         + work.attention_core_flops / (core_peak * core_eff)
         + work.elementwise_bytes * eff.elementwise_traffic_factor / bandwidth
+        # Dropless MoE layers wait on the host for their token counts (Efficiencies.moe_layer_host_s).
+        + work.moe_layer_passes * eff.moe_layer_host_s
     )
     gpn = r.gpus_per_node
     tensor = 0.0

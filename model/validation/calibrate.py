@@ -3,8 +3,8 @@
 Run with ``python -m model.validation.calibrate``. It varies the few factors that no microbenchmark
 pins down (how much of the matrix-product ceiling training realises, the share of streaming
 bandwidth paged KV reads reach, the whole-run overhead of training totals, the least time of a
-serving kernel, the expert slice size at which grouped expert kernels stream at half speed) over a
-small grid,
+serving kernel, the expert slice size at which grouped expert kernels stream at half speed, the
+host wait of a MoE layer's training pass) over a small grid,
 scores each setting with the validate command's errors over all measurements together, and
 prints the best. The values it finds are then written into model/efficiency.py by hand: the
 engine never reads this module.
@@ -24,11 +24,12 @@ from model.validation.validate import validate
 __all__ = ["GRID", "Trial", "calibrate", "main"]
 
 GRID: dict[str, tuple[float, ...]] = {
-    "training_matmul_vs_ceiling": (0.66, 0.70, 0.74),
-    "kv_read_bandwidth": (0.8, 0.9, 1.0),
-    "run_overhead": (0.15, 0.25),
+    "training_matmul_vs_ceiling": (0.70, 0.72, 0.74),
+    "kv_read_bandwidth": (0.9, 1.0),
+    "run_overhead": (0.10, 0.15, 0.20),
     "kernel_floor_s": (5e-6, 6e-6, 7e-6),
     "expert_read_half_bytes": (8e6, 12e6, 16e6),
+    "moe_layer_host_s": (1.5e-3, 2e-3, 2.5e-3),
 }
 
 
@@ -47,12 +48,14 @@ class Trial(NamedTuple):
         """Sort key: no entry off by 2x, the worse of the overall and per-kind medians, then ties.
 
         The worst kind's median is scaled to the overall bound (the validation test's 15 % and 25 %).
-        It often ties (memory moves with none of the factors), so the overall median and then the
-        mean of the kinds' medians break ties.
+        It often ties (memory moves with none of the factors), so the mean of the kinds' medians
+        breaks ties, each kind weighing the same as in the bounds, and then the overall median. (The
+        overall median is flat within a few tenths of a percent over the grid; taken first, it chose
+        serving constants that made both serving kinds worse for 0.3 % overall.)
         """
         kinds = self.per_kind.values()
         worst_kind = max(self.overall, max(kinds) * 0.6)
-        return self.worst_ratio >= 2.0, worst_kind, self.overall, sum(kinds) / len(self.per_kind)
+        return self.worst_ratio >= 2.0, worst_kind, sum(kinds) / len(self.per_kind), self.overall
 
 
 def _trial(settings: dict[str, float]) -> Trial:

@@ -29,6 +29,7 @@ PREDICTIONS: tuple[str, ...] = (
     "tokens_per_s_per_gpu",
     "mfu_palm",
     "hfu_megatron",
+    "mfu_megatron",
     "hardware_tflops",
     "megatron_tflops",
     "total_tokens_per_s",

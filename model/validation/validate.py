@@ -160,6 +160,11 @@ def _hfu_megatron(result: Estimate) -> float:
     return result.training.tokens_per_s_per_gpu * per_token / _peak_16bit(result)
 
 
+def _mfu_megatron(result: Estimate) -> float:
+    """Korthikanti et al. 2022 app. A: 72 B s l h^2 (1 + s/6h + V/12lh), eq. 3 without the recomputed forward."""
+    return 0.75 * _hfu_megatron(result)
+
+
 def _hardware_tflops(result: Estimate) -> float:
     """FLOP/s each GPU executes, recomputation included (the engine's own FLOP count)."""
     per_token = result.training.total_flops / result.training.tokens
@@ -183,6 +188,7 @@ _PREDICTORS: dict[str, Callable[[Estimate], float]] = {
     "tokens_per_s_per_gpu": lambda e: e.training.tokens_per_s_per_gpu,
     "mfu_palm": _mfu_palm,
     "hfu_megatron": _hfu_megatron,
+    "mfu_megatron": _mfu_megatron,
     "hardware_tflops": _hardware_tflops,
     "megatron_tflops": lambda e: _hfu_megatron(e) * _peak_16bit(e) / TERA,
     "total_tokens_per_s": lambda e: e.inference.decode_tokens_per_s,
@@ -202,6 +208,7 @@ _RANGED_BY: dict[str, tuple[str, str]] = {
     "tokens_per_s_per_gpu": ("training", "tokens_per_s_per_gpu"),
     "mfu_palm": ("training", "tokens_per_s_per_gpu"),
     "hfu_megatron": ("training", "tokens_per_s_per_gpu"),
+    "mfu_megatron": ("training", "tokens_per_s_per_gpu"),
     "hardware_tflops": ("training", "tokens_per_s_per_gpu"),
     "megatron_tflops": ("training", "tokens_per_s_per_gpu"),
     "total_tokens_per_s": ("inference", "decode_tokens_per_s"),

@@ -1,5 +1,7 @@
 """Cost and scaling charts (checked through to_dict) and the rows that feed them."""
 
+import pytest
+
 from model import Scenario, default_catalog
 from model.analyses.economics import cost_over_time
 from model.analyses.scaling import SETUP_LABELS, card_counts, link_variants, scaling_with_cards
@@ -115,7 +117,7 @@ def test_scaling_rows_convert_seconds_to_days_and_add_the_ideal_line():
     scaling = scaling_with_cards(scenario, CATALOG, card_counts(scenario, CATALOG), link_variants(scenario, CATALOG))
     rows = scaling_rows(scaling)
     first = scaling.rows[0]
-    assert rows[0]["days"] * 86_400 == first.time_s
+    assert rows[0]["days"] * 86_400 == pytest.approx(first.time_s, rel=1e-12)  # x / 86,400 * 86,400 rounds
     assert sum(row["setup"] == IDEAL_SETUP for row in rows) == len(scaling.ideal)
     shares = step_share_rows(scaling, SETUP_LABELS[0])
     per_count: dict[int, float] = {}
