@@ -117,7 +117,7 @@ def _training(
     for eff in variants:
         if s.mfu is not None:
             seconds = model_flops / (used * peak * s.mfu) / work.steps
-            step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
+            step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
         elif eff is variants[0] and plan.step is not None:
             step = plan.step  # the search timed it already
         else:

@@ -82,6 +82,8 @@ class StepTime(NamedTuple):
     expert_parallel: float
     pipeline_transfer: float
     optimizer: float
+    moe_host: float
+    """Dropless MoE layers waiting on the host for their token counts (Efficiencies.moe_layer_host_s)."""
     total: float
 
 
@@ -213,9 +215,9 @@ def step_time(
         + work.matmul_flops_head / (peak * head_eff)
         + work.attention_core_flops / (core_peak * core_eff)
         + work.elementwise_bytes * eff.elementwise_traffic_factor / bandwidth
-        # Dropless MoE layers wait on the host for their token counts (Efficiencies.moe_layer_host_s).
-        + work.moe_layer_passes * eff.moe_layer_host_s
     )
+    # Dropless MoE layers wait on the host for their token counts (Efficiencies.moe_layer_host_s).
+    moe_host = work.moe_layer_passes * eff.moe_layer_host_s
     gpn = r.gpus_per_node
     tensor = 0.0
     hidden = 0.0  # communication overlapped with compute: it still slows the products down
@@ -263,10 +265,11 @@ def step_time(
         transfer = 2.0 * microbatches * p2p_time(work.pp_message_bytes, pp_path)
     optimizer = work.optimizer_params * eff.optimizer_bytes_per_param / bandwidth
     compute += hidden * eff.overlap_interference
-    # 1F1B bubble: (p - 1) / m of the compute (Narayanan et al. 2021, eq. 1).
-    bubble = (layout.pp - 1) / microbatches * compute
-    total = compute + bubble + tensor + data + expert + transfer + optimizer
-    return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, total), vp)
+    # 1F1B bubble: (p - 1) / m of a stage's time per micro-batch (Narayanan et al. 2021, eq. 1),
+    # the host waits included: a stage waiting on its host is as busy as one computing.
+    bubble = (layout.pp - 1) / microbatches * (compute + moe_host)
+    total = compute + moe_host + bubble + tensor + data + expert + transfer + optimizer
+    return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, moe_host, total), vp)
 
 
 def matmul_floor(

@@ -78,6 +78,7 @@ class ScalingRow(NamedTuple):
     pipeline_transfer: float
     bubble: float
     optimizer: float
+    moe_host: float
 
 
 class IdealPoint(NamedTuple):
@@ -211,6 +212,7 @@ def scaling_with_cards(
                     pipeline_transfer=step.pipeline_transfer / total,
                     bubble=step.bubble / total,
                     optimizer=step.optimizer / total,
+                    moe_host=step.moe_host / total,
                 )
             )
     fitting = {(row.setup, row.cards): row for row in rows if row.fits}

@@ -189,7 +189,8 @@ _TABLE: tuple[str | Formula, ...] = (
         rf"T_{{host}} = (2 + \rho)\, \frac{{L_{{moe}}}}{{p}}\, m\, \tau_{{moe}},"
         rf"\quad \tau_{{moe}} = {EXPECTED.moe_layer_host_s * 1e3:g}\ \text{{ms}}",
         "Each MoE layer's forward, backward and recomputed forward (share ρ) of each of the m micro-batches: "
-        "dropless routing needs its token counts on the host, which drains the GPU's queue; added to the compute",
+        "dropless routing needs its token counts on the host, which drains the GPU's queue; "
+        "a part of the step of its own",
         "Megatron-Core MoE report, arXiv 2603.07685, sec. 4.3.6-4.3.7 (host overhead; sync-free kernels before "
         "CUDA graphs); τ fitted on the MoE training runs",
         "model.training.step_time",

@@ -171,3 +171,17 @@ def test_the_runs_losses_grow_with_the_cluster():
         return training.time_s / (training.tokens / (training.tokens_per_s_per_gpu * cards))
 
     assert 1.0 < lost(64) < lost(4096) < lost(65536)
+
+
+def test_moe_layers_wait_on_the_host_once_per_pass_and_micro_batch_and_dense_ones_never():
+    # Dropless MoE syncs on its token counts each MoE layer pass (Megatron-Core MoE report,
+    # sec. 4.3.6-4.3.7): the wait grows with the micro-batches, not with their size.
+    base = {"model": "qwen3-30b-a3b", "gpu": "b200", "cards": 8, "seq_len": 4096, "global_batch": 512}
+    steps = [_train(**base, micro_batch=mb, tp=1, pp=1, ep=8, recompute="none").step for mb in (1, 4)]
+    moe_layers = CATALOG.models["qwen3-30b-a3b"].architecture.stats.moe_layers
+    for step, microbatches in zip(steps, (64, 16), strict=True):
+        assert step.moe_host == pytest.approx(2 * moe_layers * microbatches * EXPECTED.moe_layer_host_s)
+        parts = step.compute + step.moe_host + step.bubble + step.tensor_parallel + step.data_parallel
+        parts += step.expert_parallel + step.pipeline_transfer + step.optimizer
+        assert parts == pytest.approx(step.total, rel=1e-12)
+    assert _train(model="llama-3.1-8b", gpu="b200", cards=8).step.moe_host == 0.0

@@ -102,7 +102,7 @@ def test_cost_rows_leave_out_zeros_for_the_log_axis_and_marks_sit_on_the_lines()
     marks = cost_marks(result)
     assert marks[0]["month"] == result.break_even_month and marks[0]["usd"] == result.training_usd
     assert all(mark["align"] in ("left", "right") for mark in marks)
-    assert break_even_text(result) == f"month {result.break_even_month:,.1f}"
+    assert break_even_text(result) == f"{result.break_even_month:,.1f} mo"
     assert "month" in cost_takeaway(result)
 
 

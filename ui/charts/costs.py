@@ -13,7 +13,7 @@ __all__ = ["PART_COLORS", "cost_over_time_chart", "part_color_scale", "scaling_t
 
 PART_COLORS = alt.Scale(  # one colour per part of a training step, on every chart of one
     domain=[label for _, label in STEP_PARTS],
-    range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756"],
+    range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756", "#EECA3B"],
 )
 """The step parts' colours, the parts named in English (the keys: see :func:`part_color_scale`)."""
 _MARK_COLOR = "#333333"

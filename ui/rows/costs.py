@@ -6,6 +6,7 @@ visit's language. The page reads the sentences through this module too (they are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -90,6 +91,7 @@ STEP_PARTS: tuple[tuple[str, str], ...] = (
     ("pipeline_transfer", translatable("pipeline transfer")),
     ("bubble", translatable("pipeline bubble")),
     ("optimizer", translatable("optimizer update")),
+    ("moe_host", translatable("MoE host wait")),
 )
 """Step-time fields of a scaling row and their chart labels (English: show ``tr(label)``), in stacking order."""
 
@@ -147,14 +149,23 @@ YEAR_S = 365 * DAY_S
 
 
 def short_duration(seconds: float | None) -> str:
-    """Format a duration to fit a metric tile at 1280 px: '45 days', '9.5 mo', '3.2 yr' (at most about 7 characters)."""
-    if seconds is None or not 10 * DAY_S <= seconds < 1e4 * YEAR_S:
+    """Format a duration to fit a metric tile at 1280 px: '45 days', '9.5 mo', '3.2 yr' (at most 7 characters).
+
+    Eight characters ('9.2 days') already end in an ellipsis in a fifth of a 1280 px page, so from
+    3 days on whole days are shown (the page's sentence gives the exact figure).
+    """
+    if seconds is None or not math.isfinite(seconds) or seconds < 3 * DAY_S:
         return duration(seconds)
     if seconds < 60 * DAY_S:
         return tr("{n} days", n=f"{seconds / DAY_S:,.0f}")
     if seconds < 2 * YEAR_S:
         return tr("{n} mo", n=f"{seconds / MONTH_S:,.1f}")
-    return tr("{n} yr", n=f"{seconds / YEAR_S:,.1f}" if seconds < 100 * YEAR_S else f"{seconds / YEAR_S:,.0f}")
+    years = seconds / YEAR_S
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if years >= scale:
+            digits = 1 if years < 100 * scale else 0
+            return tr("{n} yr", n=f"{years / scale:.{digits}f}{suffix}")
+    return tr("{n} yr", n=f"{years:.1f}" if years < 100 else f"{years:.0f}")
 
 
 NOT_RUN = "—"
@@ -162,21 +173,29 @@ NOT_RUN = "—"
 
 
 def money(value: float | None) -> str:
-    """Write dollars compactly enough for a metric at a projector's width: '$120k', '$1.2M', '—'."""
+    """Write dollars in at most six characters, for a tile a fifth of a 1280 px page wide.
+
+    '$824', '$8.2k', '$84k', '$1.5M', '$44M', '$1.2B'; '—' when there is no cost. The page's
+    sentence and the tile's help give the exact amount.
+    """
     if value is None:
         return NOT_RUN
-    if 1e4 <= value < 1e6:
-        return f"${value / 1e3:,.0f}k"
-    return dollars(value)
+    if not math.isfinite(value) or value < 1e3:
+        return dollars(value)
+    for scale, suffix in ((1e3, "k"), (1e6, "M"), (1e9, "B"), (1e12, "T")):
+        amount = value / scale
+        if amount < 999.5 or suffix == "T":  # 999,600 is "$1.0M", not "$1000k"
+            return f"${amount:,.1f}{suffix}" if amount < 9.95 else f"${amount:,.0f}{suffix}"
+    raise AssertionError("unreachable: the last scale always returns")
 
 
 def break_even_text(result: CostOverTime) -> str:
-    """Say the break-even month briefly: 'month 3.1', '> 24 months' beyond the horizon, '—' when a cost is unknown."""
+    """Say when serving has cost as much as training, for its tile: '3.1 mo', '> 24 mo', '—' when a cost is unknown."""
     if result.training_usd is None or result.serving_usd_per_month is None:
         return NOT_RUN
     if result.break_even_month is None:
         return tr("> {n} mo", n=f"{result.months:,}")
-    return tr("month {month}", month=f"{result.break_even_month:,.1f}")
+    return tr("{n} mo", n=f"{result.break_even_month:,.1f}")
 
 
 def sentence(note: str) -> str:
