@@ -22,7 +22,7 @@ import yaml
 from model import CatalogError
 from model.catalog.hf_config import MAX_CONFIG_BYTES, model_row_from_hf_config, parse_hf_config
 from tests.fuzz_links import quiet
-from tests.fuzz_uploads import _PRIOR, _bounded, _named, _usable
+from tests.fuzz_uploads import _PRIOR, _bounded, _named, _not_one_line, _rows_changed, _usable
 from tests.fuzzing import _HOSTILE, _garbage
 from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.forms import GPU_FIELDS, MODEL_FIELDS, add_document, gpu_document, model_document, name_the_field
@@ -139,16 +139,14 @@ def check_config(text: str | bytes, name: str = "", fields: frozenset[str] = fro
     if problems:
         return problems
     accepted, message = added
-    if not message or "\n" in message.strip() or len(message) > 400:
-        return [f"the message is not one short line: {message!r}"[:300]]
+    if unreadable := _not_one_line(message):
+        return unreadable
     if not accepted:
         if not message.startswith("config.json"):
             problems.append(f"the refusal does not name config.json: {message[:200]}")
         if not _named(message, fields):
             problems.append(f"the refusal names another field than {sorted(fields)[:6]}: {message[:200]}")
-        if st.session_state.get(USER_CATALOG_KEY) != _PRIOR:
-            problems.append("a refused config changed the visit's rows")
-        return problems
+        return problems + _rows_changed("config")
     _, problems = _bounded(lambda: _usable(session_catalog()))
     return problems
 
@@ -202,15 +200,13 @@ def check_form(kind: str, values: dict[str, Any]) -> list[str]:
     if problems:
         return problems
     accepted, message = added
-    if "\n" in message.strip() or len(message) > 400:
-        return [f"the message is not one short line: {message!r}"[:300]]
+    if unreadable := _not_one_line(message, empty_allowed=True):
+        return unreadable
     if not accepted:
         form_field = re.search(r"field '([^']*)'", message)
         boxes = {field.yaml_key or field.name for field in fields}
         if form_field and form_field.group(1) in boxes and "” box)" not in message:
             problems.append(f"the refusal does not name the form's box: {message[:200]}")
-        if st.session_state.get(USER_CATALOG_KEY) != _PRIOR:
-            problems.append("a refused form changed the visit's rows")
-        return problems
+        return problems + _rows_changed("form")
     _, problems = _bounded(lambda: _usable(session_catalog()))
     return problems

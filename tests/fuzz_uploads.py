@@ -161,22 +161,32 @@ def _add(document: str | bytes, name: str) -> tuple[bool, str]:
     return add_document(document, name)
 
 
+def _not_one_line(message: object, *, empty_allowed: bool = False) -> list[str]:
+    """The problem when ``message`` is not one short line (an accepted form may say nothing)."""
+    if isinstance(message, str) and (message or empty_allowed) and "\n" not in message.strip() and len(message) <= 400:
+        return []
+    return [f"the message is not one short line: {message!r}"[:300]]
+
+
+def _rows_changed(what: str) -> list[str]:
+    """The problem when a refused ``what`` changed the visit's rows."""
+    return [f"a refused {what} changed the visit's rows"] if st.session_state.get(USER_CATALOG_KEY) != _PRIOR else []
+
+
 def check_upload(document: str | bytes, fields: frozenset[str] = frozenset(), name: str = "upload.yaml") -> list[str]:
     """Return the problems adding ``document`` on the Add page shows (none: it passed)."""
     added, problems = _bounded(lambda: _add(document, name))
     if problems:
         return problems
     accepted, message = added
-    if not isinstance(message, str) or not message or "\n" in message.strip() or len(message) > 400:
-        return [f"the message is not one short line: {message!r}"[:300]]
+    if unreadable := _not_one_line(message):
+        return unreadable
     if not accepted:
         if not message.startswith(name):
             problems.append(f"the refusal does not name the file: {message[:200]}")
         if not _named(message, fields):
             problems.append(f"the refusal names another field than {sorted(fields)[:6]}: {message[:200]}")
-        if st.session_state.get(USER_CATALOG_KEY) != _PRIOR:
-            problems.append("a refused upload changed the visit's rows")
-        return problems
+        return problems + _rows_changed("upload")
     rows = st.session_state[USER_CATALOG_KEY]
     _, problems = _bounded(lambda: _usable(session_catalog()))
     st.session_state.clear()

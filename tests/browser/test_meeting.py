@@ -28,6 +28,7 @@ SCENARIOS = {
     "tokens": "/tokens?model=deepseek-r1&gpu=h20&cards=8&precision=fp8",
     "costs": "/costs?model=deepseek-r1&gpu=h20&cards=8&precision=fp8&price=2",
     "costs-trained": "/costs?goal=pretrain&model=qwen3-30b-a3b&gpu=b200&cards=64&precision=fp8&tokens=1e12",
+    "vram-moe-training": "/vram?goal=pretrain&model=qwen3-30b-a3b&gpu=b200&cards=64&precision=fp8&tokens=1e12",
     "costs-months-zh": "/costs?lang=zh&goal=pretrain&model=llama-3.1-70b&gpu=h100-sxm&cards=64&tokens=2e12",
 }
 

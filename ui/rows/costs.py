@@ -182,11 +182,13 @@ def money(value: float | None) -> str:
         return NOT_RUN
     if not math.isfinite(value) or value < 1e3:
         return dollars(value)
-    for scale, suffix in ((1e3, "k"), (1e6, "M"), (1e9, "B"), (1e12, "T")):
-        amount = value / scale
-        if amount < 999.5 or suffix == "T":  # 999,600 is "$1.0M", not "$1000k"
-            return f"${amount:,.1f}{suffix}" if amount < 9.95 else f"${amount:,.0f}{suffix}"
-    raise AssertionError("unreachable: the last scale always returns")
+    scale, suffix = 1e12, "T"
+    for candidate, name in ((1e3, "k"), (1e6, "M"), (1e9, "B")):
+        if value < 999.5 * candidate:  # 999,600 is "$1.0M", not "$1000k"
+            scale, suffix = candidate, name
+            break
+    amount = value / scale
+    return f"${amount:,.1f}{suffix}" if amount < 9.95 else f"${amount:,.0f}{suffix}"
 
 
 def break_even_text(result: CostOverTime) -> str:
