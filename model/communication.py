@@ -32,6 +32,7 @@ __all__ = [
     "all_gather_time",
     "all_reduce_time",
     "all_to_all_time",
+    "data_parallel_sync_time",
     "group_path",
     "p2p_time",
 ]
@@ -109,3 +110,26 @@ def p2p_time(message_bytes: float, path: GroupPath) -> float:
     if message_bytes <= 0:
         return 0.0
     return path.latency_s + message_bytes / path.bandwidth_bytes_per_s
+
+
+def data_parallel_sync_time(
+    grad_bytes: float, gather_bytes: float, size: int, path: GroupPath, zero: int, microbatches: int, layers: int
+) -> float:
+    """Return the seconds a data-parallel group of ``size`` spends keeping its copies in step per step."""
+    if size <= 1:
+        return 0.0
+    if zero >= 3:
+        # Each layer's weights are gathered for its forward and again for its backward, and its
+        # gradients reduce-scattered: three rings per layer per micro-batch (FSDP's unit).
+        rings = microbatches * layers
+        return 2.0 * all_gather_time(microbatches * gather_bytes, size, path, rings) + all_gather_time(
+            microbatches * grad_bytes, size, path, rings
+        )
+    if zero == 2:
+        # A card keeps only its shard of the gradients, so each micro-batch's gradients are
+        # reduce-scattered during its backward (ZeRO paper sec. 5.2); the updated weights are
+        # gathered once per step.
+        return microbatches * all_gather_time(grad_bytes, size, path) + all_gather_time(gather_bytes, size, path)
+    # Gradients accumulate in full and are all-reduced (or reduce-scattered, ZeRO-1) once,
+    # during the last micro-batch's backward.
+    return all_reduce_time(grad_bytes, size, path)

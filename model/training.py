@@ -22,7 +22,13 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from model.communication import all_gather_time, all_reduce_time, all_to_all_time, group_path, p2p_time
+from model.communication import (
+    all_reduce_time,
+    all_to_all_time,
+    data_parallel_sync_time,
+    group_path,
+    p2p_time,
+)
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
 from model.memory import Layout, TrainingRegime
 from model.scenario import Recompute, Resolved, trains_adapters
@@ -63,7 +69,11 @@ class TrainingWork(NamedTuple):
     tp_collectives: float
     """All-reduces per GPU per step (per layer, per micro-batch, forward and backward)."""
     grad_bytes: float
+    """Per GPU: the gradients reduced over the data-parallel group (experts' apart, below)."""
     gather_bytes: float
+    expert_grad_bytes: float
+    """Per GPU: the routed experts' gradients, reduced over the expert-data-parallel group."""
+    expert_gather_bytes: float
     ep_message_bytes: float
     ep_collectives: float
     moe_layer_passes: float
@@ -139,11 +149,15 @@ def training_work(
     if layout.tp > 1:
         tp_collectives = (4.0 + 2.0 * redone) * layers_per_stage * microbatches
     # A card holds its share of the dense weights and 1/ep of the routed experts (as in memory).
+    # Under expert parallelism the experts' copies live on the expert-data-parallel group, not
+    # the data-parallel one, so their bytes are kept apart (see step_time).
     experts = stats.moe_layers * arch.experts * stats.expert_params
-    replicated = (stats.total_params - experts) / (layout.tp * layout.pp) + experts / (
-        layout.tp * layout.pp * layout.ep
-    )
+    dense = (stats.total_params - experts) / (layout.tp * layout.pp)
+    routed = experts / (layout.tp * layout.pp * layout.ep)
+    if layout.ep <= 1:
+        dense, routed = dense + routed, 0.0
     grad_reduce_bytes = 4.0 if r.precision == "fp32" else 2.0
+    trained_share = regime.trainable_params / stats.total_params
     ep_collectives = 0.0
     moe_layer_passes = 0.0
     if arch.is_moe:
@@ -167,8 +181,10 @@ def training_work(
         head_gemm_work=2.0 * tokens_mb * arch.hidden * arch.vocab / layout.tp,
         tp_message_bytes=tokens_mb * arch.hidden * element_size,
         tp_collectives=tp_collectives,
-        grad_bytes=replicated * (regime.trainable_params / stats.total_params) * grad_reduce_bytes,
-        gather_bytes=replicated * regime.weight_bytes,
+        grad_bytes=dense * trained_share * grad_reduce_bytes,
+        gather_bytes=dense * regime.weight_bytes,
+        expert_grad_bytes=routed * trained_share * grad_reduce_bytes,
+        expert_gather_bytes=routed * regime.weight_bytes,
         ep_message_bytes=tokens_mb * arch.active_experts * arch.hidden * element_size / layout.tp,
         ep_collectives=ep_collectives,
         moe_layer_passes=moe_layer_passes,
@@ -228,29 +244,19 @@ def step_time(
         hidden += traffic - tensor
     data = 0.0
     if layout.dp > 1:
-        dp_path = group_path(layout.dp, layout.tp, gpn, r.scale_up, r.network, eff)
         backward_share = 0.5 if lora else 2.0 / 3.0
-        if layout.zero >= 3:
-            # Each layer's weights are gathered for its forward and again for its backward, and its
-            # gradients reduce-scattered: three rings per layer per micro-batch (FSDP's unit).
-            rings = microbatches * work.layers_per_stage
-            traffic = 2.0 * all_gather_time(
-                microbatches * work.gather_bytes, layout.dp, dp_path, rings
-            ) + all_gather_time(microbatches * work.grad_bytes, layout.dp, dp_path, rings)
-            window = compute
-        elif layout.zero == 2:
-            # A card keeps only its shard of the gradients, so each micro-batch's gradients are
-            # reduce-scattered during its backward (ZeRO paper sec. 5.2); the updated weights are
-            # gathered once per step.
-            traffic = microbatches * all_gather_time(work.grad_bytes, layout.dp, dp_path) + all_gather_time(
-                work.gather_bytes, layout.dp, dp_path
-            )
-            window = compute * backward_share
-        else:
-            # Gradients accumulate in full and are all-reduced (or reduce-scattered, ZeRO-1) once,
-            # during the last micro-batch's backward.
-            traffic = all_reduce_time(work.grad_bytes, layout.dp, dp_path)
-            window = compute / microbatches * backward_share
+        window = compute if layout.zero >= 3 else compute * backward_share
+        window /= microbatches if layout.zero < 2 else 1
+        dp_path = group_path(layout.dp, layout.tp, gpn, r.scale_up, r.network, eff)
+        sync = (layout.zero, microbatches, work.layers_per_stage)
+        traffic = data_parallel_sync_time(work.grad_bytes, work.gather_bytes, layout.dp, dp_path, *sync)
+        if work.expert_grad_bytes:
+            # Megatron-Core's expert-data-parallel group: the ranks holding the same experts, ep x tp
+            # apart in rank order, so with ep 8 a node of 8 holds one member of each group and every
+            # expert copy crosses the network on that card's own NIC.
+            expert_dp = max(1, layout.dp // layout.ep)
+            path = group_path(expert_dp, layout.tp * layout.ep, gpn, r.scale_up, r.network, eff)
+            traffic += data_parallel_sync_time(work.expert_grad_bytes, work.expert_gather_bytes, expert_dp, path, *sync)
         data = max(0.0, traffic - eff.dp_overlap * window)
         hidden += traffic - data
     expert = 0.0

@@ -250,8 +250,11 @@ _TABLE: tuple[str | Formula, ...] = (
         r"T_{dp} = \max\left(0,\ T_{AR}\!\left(\tfrac{2N}{t\,p}\right) - o_{dp}\cdot \tfrac{2}{3}\tfrac{T_c}{m}\right),"
         rf"\quad o_{{dp}} = {EXPECTED.dp_overlap:g}",
         "Gradients reduced during the last backward pass; ZeRO-3 instead gathers each layer's weights twice and "
-        "reduce-scatters its gradients every micro-batch (three rings per layer), hidden behind all compute",
-        "PyTorch DDP bucketing, Li et al. 2020; ZeRO, Rajbhandari et al. 2020, sec. 7",
+        "reduce-scatters its gradients every micro-batch (three rings per layer), hidden behind all compute. "
+        "Under expert parallelism the routed experts sync over their own group, d / e cards e x t apart: "
+        "with e = 8 on 8-GPU nodes each copy crosses the network on one NIC",
+        "PyTorch DDP bucketing, Li et al. 2020; ZeRO, Rajbhandari et al. 2020, sec. 7; expert-data-parallel "
+        "group: Megatron-Core MoE (parallel_state, expert_data_parallel)",
         "model.training.step_time",
     ),
     Formula(

@@ -185,3 +185,17 @@ def test_moe_layers_wait_on_the_host_once_per_pass_and_micro_batch_and_dense_one
         parts += step.expert_parallel + step.pipeline_transfer + step.optimizer
         assert parts == pytest.approx(step.total, rel=1e-12)
     assert _train(model="llama-3.1-8b", gpu="b200", cards=8).step.moe_host == 0.0
+
+
+def test_expert_copies_sync_over_their_own_group_one_nic_per_card_on_8_gpu_nodes():
+    # Megatron-Core's expert-data-parallel group holds the ranks with the same experts, ep x tp
+    # apart: with ep 8 on 8-GPU nodes it has one member per node, so every gathered expert byte
+    # crosses the network on that card's own NIC; a 72-GPU NVLink domain keeps nine per domain.
+    layout = {"tp": 1, "pp": 1, "ep": 8, "zero": 3, "recompute": "full", "micro_batch": 4, "global_batch": 3072}
+    base = {"model": "deepseek-v3", "gpu": "b200", "cards": 256, "precision": "fp8", "seq_len": 4096, **layout}
+    eight, rack = (_train(**base, gpus_per_node=gpn).step for gpn in (8, 72))
+    assert eight.data_parallel > eight.compute  # ~1 TB per card per step at one NIC's 50 GB/s
+    assert rack.data_parallel < 0.1 * rack.compute
+    # One copy per expert (ep = dp) leaves nothing for the experts' group to sync.
+    wide = _train(**{**base, "ep": 256, "cards": 256}, gpus_per_node=8).step
+    assert wide.data_parallel < eight.data_parallel
