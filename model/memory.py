@@ -188,8 +188,9 @@ def training_states(arch: Architecture, regime: TrainingRegime, layout: Layout) 
     optimizer_params = sharded_params if layout.zero >= 1 else replicated_params
     gather_buffers = 0.0
     if layout.zero >= 3 and layout.dp > 1:
-        # A unit is a layer, or the embedding / LM head when that is larger.
-        layer = (total - stats.embedding_and_head_params) / arch.layers / model_parallel
+        # A unit is a layer, or the embedding / LM head when that is larger: the layer's share
+        # this card gathers, its routed experts only 1/ep of them (the rest live on other ranks).
+        layer = (replicated_params - stats.embedding_and_head_params / model_parallel) / arch.layers
         gather_buffers = 2.0 * max(layer, stats.head_params / layout.tp) * regime.weight_bytes
     return TrainingStates(
         weights_params * regime.weight_bytes,

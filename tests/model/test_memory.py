@@ -2,7 +2,7 @@ import pytest
 
 from model import Scenario, default_catalog, estimate
 from model.inference import ServingLoad, inference_memory, kv_bytes_per_sequence
-from model.memory import Layout, training_memory, training_regime
+from model.memory import Layout, training_memory, training_regime, training_states
 
 MODELS = default_catalog().models
 LLAMA2_7B = MODELS["llama-2-7b"].architecture
@@ -122,3 +122,17 @@ def test_does_not_fit_is_a_result_with_a_plain_warning():
     result = estimate(Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1))
     assert not result.training.fits and not result.inference.fits
     assert any(w.startswith("training does not fit: needs") and "per card, has 24.0 GB" in w for w in result.warnings)
+
+
+def test_zero3_gathers_only_the_experts_an_expert_parallel_rank_holds():
+    # A ZeRO-3 card gathers one layer at a time (double-buffered); under expert parallelism the
+    # layer's routed experts live on ep ranks, so the buffer holds 1/ep of them.
+    arch = MODELS["qwen3-30b-a3b"].architecture
+    regime = training_regime(arch, "bf16", "adamw", "none", 8, True)
+    wide, none = (training_states(arch, regime, Layout(1, 1, 8, ep, 3)).gather_buffers for ep in (8, 1))
+    stats = arch.stats
+    experts = stats.moe_layers * arch.experts * stats.expert_params / arch.layers
+    dense = (stats.total_params - stats.embedding_and_head_params) / arch.layers - experts
+    assert none == pytest.approx(2 * 2 * (dense + experts))
+    assert wide == pytest.approx(2 * 2 * max(dense + experts / 8, stats.head_params))
+    assert wide < none / 2
