@@ -129,17 +129,33 @@ def time_llm_analysis() -> str:
         **common, "batch_size_per_gpu": 1, "seq_len": 4096, "total_num_tokens": 10**9, "total_num_gpus": 8,
         "ds_zero": 3, "activation_recomputation": 2, "flash_attn": True, "mlp_gated_linear_units": True,
     }  # fmt: skip
-    peer_infer = _median_seconds(lambda: infer(**inference, log_level="ERROR"), 100)
-    peer_train = _median_seconds(lambda: train(**training, log_level="ERROR"), 100)
-    ours = time_one_estimate(PEER_SCENARIO)
-    forget = _median_seconds(lambda: (forget_searches(), estimate(PEER_SCENARIO)), 500)
-    peer = peer_infer + peer_train
-    verdict = "ok" if peer / ours >= PEER_SPEEDUP_TARGET else "UNDER TARGET"
+    calls = {
+        "infer": lambda: infer(**inference, log_level="ERROR"),
+        "train": lambda: train(**training, log_level="ERROR"),
+        "ours": lambda: estimate(PEER_SCENARIO),
+        "cold": lambda: (forget_searches(), estimate(PEER_SCENARIO)),
+    }
+    # Interleaved rounds: this machine's speed drifts by up to 2x from minute to minute, so each
+    # round times every call once and the speed-ups are taken round by round.
+    for call in calls.values():
+        call()
+    rounds: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(300):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            rounds[name].append(time.perf_counter() - start)
+    median = {name: statistics.median(samples) for name, samples in rounds.items()}
+    peers = [i + t for i, t in zip(rounds["infer"], rounds["train"], strict=True)]
+    speedup = statistics.median(p / o for p, o in zip(peers, rounds["ours"], strict=True))
+    cold = statistics.median(p / c for p, c in zip(peers, rounds["cold"], strict=True))
+    verdict = "ok" if speedup >= PEER_SPEEDUP_TARGET else "UNDER TARGET"
     return (
-        f"same scenario (Llama-2-7B, A100 80GB, batch 1, 512 + 128 tokens): llm-analysis {peer * 1e6:,.0f} us "
-        f"(infer {peer_infer * 1e6:,.0f} + train {peer_train * 1e6:,.0f}); this engine, training and serving "
-        f"with ranges, {ours * 1e6:,.0f} us ({forget * 1e6:,.0f} us with its search caches emptied): "
-        f"{peer / ours:,.1f}x  [target >= {PEER_SPEEDUP_TARGET:g}x: {verdict}]"
+        f"same scenario (Llama-2-7B, A100 80GB, batch 1, 512 + 128 tokens), 300 interleaved rounds: llm-analysis "
+        f"{statistics.median(peers) * 1e6:,.0f} us (infer {median['infer'] * 1e6:,.0f} + train "
+        f"{median['train'] * 1e6:,.0f}); this engine, training and serving with ranges, {median['ours'] * 1e6:,.0f} us "
+        f"({median['cold'] * 1e6:,.0f} us with its search caches emptied): {speedup:,.1f}x ({cold:,.1f}x cold)  "
+        f"[target >= {PEER_SPEEDUP_TARGET:g}x: {verdict}]"
     )
 
 

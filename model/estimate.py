@@ -120,8 +120,10 @@ def _training(
             step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
         elif eff is variants[0] and plan.step is not None:
             step = plan.step  # the search timed it already
+        elif (cached := search.range_steps.get(eff)) is not None:
+            step = cached  # this search's range end, timed by an earlier estimate
         else:
-            step = step_time(
+            step = search.range_steps[eff] = step_time(
                 r,
                 work,
                 layout,
@@ -197,7 +199,8 @@ def _inference(
     if load.context > arch.max_context:
         notes.append(Note("context_too_long", {"context": f"{load.context:,.0f}", "limit": f"{arch.max_context:,}"}))
     wanted = 1 if s.batch == "max" else int(s.batch)
-    plan, ranked, largest, expected = plan_serving(r, load, key, variants[0])
+    choice = plan_serving(r, load, key, variants[0])
+    plan, ranked, largest, expected = choice.plan, choice.ranked, choice.largest, choice.expected
 
     def batch_of(plan: InferencePlan) -> int:
         return max(1, largest[plan.key]) if s.batch == "max" else wanted
@@ -222,7 +225,12 @@ def _inference(
     ctx, first = expected[plan.key]
     ideal = ideal_decode_step(r, ctx, batch)
     price = r.price_per_gpu_hour
-    served = [first, *(loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp) for eff in variants[1:])]
+    served = [first]
+    for eff in variants[1:]:
+        one = choice.range_served.get(eff)
+        if one is None:
+            one = choice.range_served[eff] = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
+        served.append(one)
     steps: list[DecodeStep] = [one.step for one in served]
     costs: list[float | None] = [
         price * s.cards / HOUR_S / (one.tokens_per_s * s.utilization) * 1e6 if price is not None else None

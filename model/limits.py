@@ -87,11 +87,13 @@ def check_choice(name: str, value: object, options: tuple[str, ...]) -> None:
 
 def check_ranges(values: object) -> None:
     """Check every ranged field ``values`` has (a Scenario) that is set; raise ScenarioError on the first bad one."""
-    for name in INT_LIMITS:
+    # Every estimate passes here, so an accepted value costs one comparison; check_int and
+    # check_float only see the ones that need a message (or a closer look).
+    for name, (low, high) in INT_LIMITS.items():
         value = getattr(values, name)
-        if value is not None:
+        if value is not None and not (type(value) is int and low <= value <= high):
             check_int(name, value)
-    for name in FLOAT_LIMITS:
+    for name, (least, most, _) in FLOAT_LIMITS.items():
         value = getattr(values, name)
-        if value is not None:
+        if value is not None and not (type(value) is float and 0.0 < value <= most and value >= least):
             check_float(name, value)

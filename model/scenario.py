@@ -9,6 +9,7 @@ bad input. "Does not fit" is never an error: it is a result of the estimate.
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, NamedTuple, get_args
 
@@ -200,9 +201,13 @@ def _overridden(base: Architecture, overrides: tuple[tuple[str, Any], ...]) -> A
     return arch
 
 
+_shape_of = operator.attrgetter(*_SHAPE_FIELDS)
+
+
 def _architecture(s: Scenario, catalog: Catalog) -> tuple[Architecture, str]:
-    overrides = tuple((name, getattr(s, name)) for name in _SHAPE_FIELDS)
-    has_overrides = any(v is not None for _, v in overrides)
+    shape = _shape_of(s)
+    overrides = tuple(zip(_SHAPE_FIELDS, shape, strict=True))
+    has_overrides = shape.count(None) < len(shape)
     if s.params is not None or s.model is None:
         params, name = (float(s.params), f"custom {s.params / 1e9:g}B") if s.params else (0.0, "custom")
         if s.params is None:

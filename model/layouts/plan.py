@@ -116,7 +116,7 @@ def plan_training(
         seq_len=r.seq_len, batch_sequences=s.global_batch or default_global_batch(arch, r.tokens, s.cards, r.seq_len),
         selective_saves_memory=not s.flash_attention, compute_floor=compute_floor, memory_of=memory_of, timer=timer,
     )  # fmt: skip
-    search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed)
+    search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed, {})
     return _SEARCHES.put(cache_key, search)
 
 

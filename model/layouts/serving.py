@@ -152,6 +152,9 @@ class ServingChoice(NamedTuple):
     largest: dict[tuple[int, int, int], int]
     """The most sequences a replica holds: every replica's when the batch is "max", else the chosen one's."""
     expected: dict[tuple[int, int, int], tuple[ServingContext, LoadedServing]]
+    range_served: dict[Efficiencies, LoadedServing]
+    """The chosen replica served under the range's other efficiency sets, filled as estimates ask
+    (a function of the same resolved scenario, so cached with the choice)."""
 
 
 _SERVING_CHOICES: BoundedMemo[tuple[Resolved, Efficiencies], ServingChoice] = BoundedMemo(512)
@@ -192,7 +195,7 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     )
     if plan.key not in largest:
         largest[plan.key] = max_batch_that_fits(arch, gpu.memory_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
-    choice = ServingChoice(plan, ranked, largest, expected)
+    choice = ServingChoice(plan, ranked, largest, expected, {})
     return _SERVING_CHOICES.put((r, eff), choice)
 
 

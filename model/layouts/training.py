@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from model.architecture import Architecture
+from model.efficiency import Efficiencies
 from model.layouts.grid import expert_degrees, model_parallel_pairs
 from model.memory import Layout, TrainingMemory
 from model.results import TrainingCandidate
@@ -71,6 +72,9 @@ class TrainingSearch(NamedTuple):
     best: TrainingPlan
     ranked: tuple[TrainingCandidate, ...]
     timed: int
+    range_steps: dict[Efficiencies, StepTime]
+    """The best layout's step under the range's other efficiency sets, filled as estimates ask:
+    a function of the same inputs as the search, so it is cached with it."""
 
 
 class Knobs(NamedTuple):

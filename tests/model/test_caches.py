@@ -82,3 +82,20 @@ def test_once_computes_a_value_in_one_thread_while_the_others_wait_for_it():
     assert _in_threads(lambda index: results.append(load("gpus"))) == []
     assert calls == ["gpus"] and results == ["GPUS"] * 8
     assert load("models") == "MODELS" and calls == ["gpus", "models"]
+
+
+def test_a_cached_estimate_reports_the_ranges_a_fresh_one_does():
+    # The range ends (the chosen layout under the other efficiency sets) are kept with the search
+    # and the serving choice; an estimate that finds them cached must report what one that
+    # computes them does, for each of two scenarios sharing a search (only the price differs).
+    scenarios = [
+        Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64, batch=32, price_per_gpu_hour=p) for p in (2, 3)
+    ]
+    plan.forget_searches()
+    fresh = [estimate(s) for s in scenarios]
+    cached = [estimate(s) for s in reversed(scenarios)][::-1]
+    for one, again in zip(fresh, cached, strict=True):
+        assert again.ranges == one.ranges
+        assert again.training.step == one.training.step
+    assert fresh[0].ranges["cost_usd"] != fresh[1].ranges["cost_usd"]
+    assert fresh[0].ranges["time_s"] == fresh[1].ranges["time_s"]
