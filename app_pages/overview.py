@@ -136,7 +136,7 @@ def training_section(primary: bool) -> None:
         border=primary,
         help=tr(
             "Of {capacity} per card. Layout: {layout}.",
-            capacity=bytes_gb(gpu.memory_bytes, 0),
+            capacity=bytes_gb(gpu.capacity_bytes),
             layout=training_layout_text(one),
         )
         if runs

@@ -107,7 +107,7 @@ def _training(
         crossing = {"tp": str(layout.tp), "per_node": str(r.gpus_per_node), "network": r.network.name}
         notes.append(Note("tp_across_nodes", crossing))
     if not plan.fits:
-        sizes = {"needed": _bytes(plan.memory.total), "capacity": _bytes(gpu.memory_bytes)}
+        sizes = {"needed": _bytes(plan.memory.total), "capacity": _bytes(gpu.capacity_bytes)}
         notes.append(Note("training_does_not_fit", sizes))
     assert plan.work is not None  # the search counted the chosen layout's step already
     work = plan.work
@@ -215,9 +215,9 @@ def _inference(
         ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
         for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
     )
-    fits = memory.total <= gpu.memory_bytes
+    fits = memory.total <= gpu.capacity_bytes
     if not fits:
-        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.memory_bytes)}
+        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.capacity_bytes)}
         if most == 0:
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:

@@ -15,6 +15,7 @@ __all__ = [
     "GB",
     "GIB",
     "HOUR_S",
+    "MIB",
     "TERA",
     "format_count",
     "format_usd",
@@ -22,9 +23,13 @@ __all__ = [
 ]
 
 GB = 1e9
-"""Decimal gigabyte: what vendors print on datasheets (80 GB H100 = 80e9 bytes)."""
+"""Decimal gigabyte: the unit this project reports bytes in. Datasheets print the size in "GB"
+though HBM comes in binary stacks: an H100's "80 GB" is 80 GiB, and the driver reports 81,559 MiB
+(85.5e9 bytes) of it (see Gpu.capacity_bytes)."""
 GIB = 2.0**30
-"""Binary gibibyte: what PyTorch and nvidia-smi report."""
+"""Binary gibibyte: what PyTorch reports."""
+MIB = 2.0**20
+"""Binary mebibyte: what nvidia-smi reports."""
 TERA = 1e12
 HOUR_S = 3600.0
 DAY_S = 86400.0

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+from model.catalog import Gpu
 from model.units import format_usd
 from ui.i18n import tr
 
 __all__ = [
     "billions",
     "bytes_gb",
+    "capacity_text",
     "dollars",
     "duration",
     "milliseconds",
@@ -29,6 +31,13 @@ def bytes_gb(value: float | None, digits: int = 1) -> str:
         return tr("n/a")
     assert value is not None
     return f"{value / 1e9:,.{digits}f} GB"
+
+
+def capacity_text(gpu: Gpu) -> str:
+    """Name a card with what it holds: the driver's total where known ("H100 SXM: 85.5 GB usable")."""
+    if gpu.reported_memory_bytes:
+        return tr("{gpu}: {size} usable", gpu=gpu.short_name, size=bytes_gb(gpu.capacity_bytes))
+    return f"{gpu.short_name}: {bytes_gb(gpu.memory_bytes, 0)}"
 
 
 def duration(seconds: float | None) -> str:

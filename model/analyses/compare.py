@@ -154,7 +154,7 @@ def _fewest_cards(resolved: Resolved) -> int | None:
         # The largest sensible group: tensor parallelism up to a full node, one pipeline stage per layer.
         cards=node * resolved.arch.layers,
         gpus_per_node=node,
-        capacity_bytes=gpu.memory_bytes,
+        capacity_bytes=gpu.capacity_bytes,
         batch=1,
         tp=None,
         pp=None,

@@ -169,7 +169,8 @@ def cost_over_time(
     if price is None:
         notes.append(Note("costs_no_price", {"gpu": gpu.name}))
     if not training.fits:
-        sizes = {"needed": f"{training.memory_per_gpu.total / 1e9:,.0f}", "capacity": f"{gpu.memory_bytes / 1e9:,.0f}"}
+        needed, capacity = training.memory_per_gpu.total / 1e9, gpu.capacity_bytes / 1e9
+        sizes = {"needed": f"{needed:,.0f}", "capacity": f"{capacity:,.0f}"}
         one = scenario.cards == 1
         notes.append(
             Note("costs_training_one_card" if one else "costs_training", {**sizes, "cards": f"{scenario.cards:,}"})

@@ -203,7 +203,7 @@ def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None
     if base.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
         return math.inf
     current = scenario.prompt_len + scenario.output_len
-    guess = _secant_guess(probe, current, base.resolved.gpu.memory_bytes) if 2 * current < TOKEN_LIMIT else None
+    guess = _secant_guess(probe, current, base.resolved.gpu.capacity_bytes) if 2 * current < TOKEN_LIMIT else None
     largest = largest_passing(lambda tokens: probe(tokens)[0], 2, TOKEN_LIMIT, guess)
     return float(largest) if largest >= 2 else 0.0
 
@@ -217,7 +217,7 @@ def largest_training_micro_batch(scenario: Scenario, catalog: Catalog | None = N
     cat = catalog or default_catalog()
     pinned = pinned_training(scenario, cat)
     probe = _probe(lambda micro_batch: dataclasses.replace(pinned, micro_batch=micro_batch), "training", cat)
-    capacity = estimate(pinned, cat).resolved.gpu.memory_bytes
+    capacity = estimate(pinned, cat).resolved.gpu.capacity_bytes
     guess = _secant_guess(probe, pinned.micro_batch or 1, capacity)
     return largest_passing(lambda micro_batch: probe(micro_batch)[0], 1, MICRO_BATCH_LIMIT, guess)
 
@@ -232,7 +232,7 @@ def largest_training_seq_len(scenario: Scenario, catalog: Catalog | None = None)
     pinned = pinned_training(scenario, cat)
     probe = _probe(lambda seq_len: dataclasses.replace(pinned, seq_len=seq_len), "training", cat)
     base = estimate(pinned, cat)
-    guess = _secant_guess(probe, base.resolved.seq_len, base.resolved.gpu.memory_bytes)
+    guess = _secant_guess(probe, base.resolved.seq_len, base.resolved.gpu.capacity_bytes)
     return largest_passing(lambda seq_len: probe(seq_len)[0], 1, TOKEN_LIMIT, guess)
 
 

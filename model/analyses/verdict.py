@@ -94,7 +94,7 @@ def goal_verdict(scenario: Scenario, goal: Goal, catalog: Catalog | None = None)
 def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     one = dataclasses.replace(scenario, batch=1)
     result = estimate(one, cat)
-    capacity = result.resolved.gpu.memory_bytes
+    capacity = result.resolved.gpu.capacity_bytes
     needed = result.inference.memory_per_gpu.total
     if result.inference.fits:
         return Verdict("serve", True, None, needed, capacity, ())
@@ -116,14 +116,14 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
 
 
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
-    capacity = cat.gpus[scenario.gpu].memory_bytes if scenario.gpu in cat.gpus else 0.0
+    capacity = cat.gpus[scenario.gpu].capacity_bytes if scenario.gpu in cat.gpus else 0.0
     if scenario.precision in UNTRAINABLE_PRECISIONS and not trains_adapters(scenario.finetune):
         refused: tuple[Fix, ...] = (Fix("precision", "bf16", 0.0),)
         if goal == "finetune":
             refused = (Fix("finetune", "qlora", 0.0), *refused)
         return Verdict(goal, False, "untrainable_precision", 0.0, capacity, refused)
     result = estimate(scenario, cat)
-    capacity = result.resolved.gpu.memory_bytes
+    capacity = result.resolved.gpu.capacity_bytes
     needed = result.training.memory_per_gpu.total
     if result.training.fits:
         return Verdict(goal, True, None, needed, capacity, ())

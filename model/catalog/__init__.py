@@ -19,6 +19,7 @@ import yaml
 from model.caches import once
 from model.catalog._rows import CatalogError, quoted, rows_of, unique_by_id
 from model.catalog.schema import (
+    DRIVER_RESERVED_BYTES,
     ApiPrice,
     Catalog,
     Gpu,
@@ -33,6 +34,7 @@ from model.catalog.schema import (
 
 __all__ = [
     "DATA_DIR",
+    "DRIVER_RESERVED_BYTES",
     "MAX_USER_CATALOG_BYTES",
     "SAFE_LOADER",
     "ApiPrice",

@@ -16,9 +16,10 @@ from typing import get_args
 
 from model.architecture import Architecture, AttentionKind, MlpKind, NormKind
 from model.catalog._rows import CatalogError, Row
-from model.units import GB
+from model.units import GB, MIB
 
 __all__ = [
+    "DRIVER_RESERVED_BYTES",
     "ApiPrice",
     "Catalog",
     "Gpu",
@@ -30,6 +31,13 @@ __all__ = [
     "price_from_row",
     "short_name",
 ]
+
+
+DRIVER_RESERVED_BYTES = 0.6e9
+"""What nvidia-smi's total holds that CUDA cannot allocate (cudaDeviceProp.totalGlobalMem is
+smaller): 453 MiB on an H100 80GB (81,559 vs 81,106 MiB), 616 MiB on an H200 (143,771 vs the
+139.8 GiB torch reports in data/h200_microbench.jsonl), 621 MiB on an A100 40GB, about 729 MiB on a
+B200, 450 MiB on a T4. The CUDA context itself is in the estimate (model.memory.RUNTIME_BYTES)."""
 
 
 def short_name(name: str) -> str:
@@ -76,11 +84,21 @@ class Gpu:
     confidence: str = ""
     notes: str = ""
     user_supplied: bool = False
+    reported_memory_bytes: float | None = None
+    """The memory the driver reports (nvidia-smi's total): vendors print 80 GiB as "80 GB"."""
+    reported_memory_source: str = ""
 
     @property
     def short_name(self) -> str:
         """The name without its parenthesised detail, for titles and sentences."""
         return short_name(self.name)
+
+    @property
+    def capacity_bytes(self) -> float:
+        """What CUDA can allocate on the card: the driver's total less what it keeps, else the printed size."""
+        if self.reported_memory_bytes:
+            return max(self.reported_memory_bytes - DRIVER_RESERVED_BYTES, 0.0)
+        return self.memory_bytes
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -182,6 +200,7 @@ def gpu_from_row(row: Row, *, user: bool = False) -> Gpu:
     l2_bandwidth = row.number("l2_bandwidth_gb_per_s", required=False, maximum=1e6)
     measured_bw = row.number("measured_bandwidth_gb_per_s", required=False, maximum=1e6)
     price = row.number("cloud_usd_per_gpu_hour", required=False, maximum=1e4)
+    reported = row.number("reported_memory_mib", required=False, maximum=1e8)
     return Gpu(
         id=ident,
         name=name,
@@ -216,6 +235,8 @@ def gpu_from_row(row: Row, *, user: bool = False) -> Gpu:
         confidence=row.text("confidence", required=False),
         notes=row.text("notes", required=False),
         user_supplied=user,
+        reported_memory_bytes=reported * MIB if reported else None,
+        reported_memory_source=row.text("reported_memory_source", required=reported is not None and not user),
     )
 
 

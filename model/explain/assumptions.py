@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from model.batch import BATCH_AT_70B_TOKENS, TOKENS_PER_GPU_FLOOR
-from model.catalog import Catalog, default_catalog
+from model.catalog import DRIVER_RESERVED_BYTES, Catalog, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies, achievable_bandwidth, matmul_ceiling_share
 from model.estimate import estimate
 from model.explain._texts import ASSUMPTION_TEXTS, EFFICIENCY_NOTES, has_words
@@ -132,6 +132,17 @@ def _hardware_rows(result: Estimate) -> list[Assumption]:
             else "No measured ceiling for {gpu} in {key}: the H200-measured share",
             share=f"{share:.0%}" if share else f"{EXPECTED.matmul_ceiling.get(key, 0.7):.0%}",
             **names,
+        ),
+        _row(
+            "Card memory",
+            "{capacity} GB usable",
+            "The driver reports {mib} MiB, less {reserved} GB it keeps from CUDA; the datasheet prints {printed} GB"
+            if gpu.reported_memory_bytes
+            else "The datasheet's {printed} GB (no driver reading in the catalog)",
+            capacity=f"{gpu.capacity_bytes / GB:,.1f}",
+            mib=f"{(gpu.reported_memory_bytes or 0) / 2**20:,.0f}",
+            reserved=f"{DRIVER_RESERVED_BYTES / GB:g}",
+            printed=f"{gpu.memory_bytes / GB:g}",
         ),
         _row(
             "Memory bandwidth",

@@ -112,7 +112,7 @@ def plan_training(
         )  # fmt: skip
 
     plans, timed = search_training_layout(
-        arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.memory_bytes,
+        arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.capacity_bytes,
         seq_len=r.seq_len, batch_sequences=s.global_batch or default_global_batch(arch, r.tokens, s.cards, r.seq_len),
         selective_saves_memory=not s.flash_attention, compute_floor=compute_floor, memory_of=memory_of, timer=timer,
     )  # fmt: skip

@@ -63,14 +63,14 @@ def _check_training_memory(claim: SeedClaim, catalog: Catalog) -> ClaimCheck:
     eight_bit = _run(catalog, **base, optimizer="adamw-8bit").training
     lora = _run(catalog, **base, finetune="lora").training
     memory = full.memory_per_gpu
-    capacity = catalog.gpus[gpu_id].memory_bytes / GB
+    capacity = catalog.gpus[gpu_id].capacity_bytes / GB
 
     def fits(t: object) -> str:
         return "fits" if getattr(t, "fits", False) else "does not fit"
 
     return ClaimCheck(
         claim,
-        f"{memory.total / GB:,.0f} GB on one card ({fits(full)} in {capacity:g} GB)",
+        f"{memory.total / GB:,.0f} GB on one card ({fits(full)} in {capacity:,.3g} GB)",
         memory.total / GB,
         worst_verdict(
             verdict(claim.figure("memory_gb"), point(memory.total / GB), APPROXIMATE_TOLERANCE),
@@ -228,8 +228,8 @@ def _check_rule(claim: SeedClaim, catalog: Catalog) -> ClaimCheck:
         )
     elif not one.inference.fits:
         text += (
-            f" The {gpu.memory_bytes / GB:,.0f} GB assumed do not hold the {weights:,.0f} GB of weights either: the "
-            "rule counts bytes read, not capacity."
+            f" The {gpu.capacity_bytes / GB:,.0f} GB a card holds do not hold the {weights:,.0f} GB of weights "
+            "either: the rule counts bytes read, not capacity."
         )
     return ClaimCheck(
         claim,

@@ -6,6 +6,7 @@ from typing import Any
 
 from model import Estimate
 from model.catalog import Gpu
+from ui.format import capacity_text
 from ui.i18n import tr
 
 __all__ = ["capacity_row", "memory_rows"]
@@ -56,4 +57,4 @@ def _training_part(memory: Any, name: str) -> float:
 
 def capacity_row(gpu: Gpu) -> list[dict[str, Any]]:
     """Return the card's memory as a one-row list for a capacity rule."""
-    return [{"gb": gpu.memory_bytes / 1e9, "label": f"{gpu.short_name}: {gpu.memory_bytes / 1e9:g} GB"}]
+    return [{"gb": gpu.capacity_bytes / 1e9, "label": capacity_text(gpu)}]

@@ -48,10 +48,10 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
             precision=precision,
         )
     return tr(
-        "needs {needed} per card; {gpu} has {capacity}",
+        "needs {needed} per card; {gpu} holds {capacity}",
         needed=bytes_gb(verdict.needed_bytes),
         gpu=gpu_name,
-        capacity=bytes_gb(verdict.capacity_bytes, 0),
+        capacity=bytes_gb(verdict.capacity_bytes),
     )
 
 
@@ -60,10 +60,10 @@ def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     noun = tr(GOAL_NOUNS[verdict.goal])
     if verdict.runs:
         return tr(
-            "**{noun} fits**: {needed} of {capacity} per card.",
+            "**{noun} fits**: {needed} of the {capacity} a card holds.",
             noun=noun,
             needed=bytes_gb(verdict.needed_bytes),
-            capacity=bytes_gb(verdict.capacity_bytes, 0),
+            capacity=bytes_gb(verdict.capacity_bytes),
         )
     reason = verdict_reason(verdict, gpu_name, precision)
     if verdict.refusal:

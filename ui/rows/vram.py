@@ -132,7 +132,7 @@ def _tokens(value: float) -> str:
 
 def training_metrics(result: Estimate, micro_batch: int, seq_len: int) -> list[dict[str, Any]]:
     """Return st.metric arguments: training memory per card, the largest micro-batch and sequence length."""
-    training, capacity = result.training, result.resolved.gpu.memory_bytes
+    training, capacity = result.training, result.resolved.gpu.capacity_bytes
     shape = training_layout_text(result)
     return [
         {
@@ -172,7 +172,7 @@ def training_metrics(result: Estimate, micro_batch: int, seq_len: int) -> list[d
 
 def inference_metrics(result: Estimate, batch: int, context: float) -> list[dict[str, Any]]:
     """Return st.metric arguments: inference memory per card, the largest batch and context."""
-    inference, capacity = result.inference, result.resolved.gpu.memory_bytes
+    inference, capacity = result.inference, result.resolved.gpu.capacity_bytes
     scenario, arch = result.resolved.scenario, result.resolved.arch
     replica = tr("a replica of {name}", name=replica_text(inference.tp, inference.pp, inference.ep))
     window = (

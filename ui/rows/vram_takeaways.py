@@ -41,7 +41,7 @@ def _training_head(result: Estimate) -> str:
     fields = {
         "layout": training_layout_text(result),
         "total": bytes_gb(memory.total),
-        "capacity": bytes_gb(result.resolved.gpu.memory_bytes, 0),
+        "capacity": bytes_gb(result.resolved.gpu.capacity_bytes),
         "biggest": tr(_NAMES[biggest]),
         "size": bytes_gb(getattr(memory, biggest)),
     }

@@ -74,6 +74,25 @@ def test_every_gpu_row_has_positive_sizes_and_a_source(gpu):
         assert gpu.purchase_source
 
 
+@pytest.mark.parametrize("gpu", GPUS, ids=lambda g: g.id)
+def test_a_card_holds_what_its_driver_reports_within_the_printed_binary_size(gpu):
+    # Vendors print GiB of HBM as "GB": a reported total sits between the printed figure read as
+    # decimal GB and read as GiB (+1 % for the rounding of names such as "141 GB"), with its source.
+    if gpu.reported_memory_bytes is None:
+        assert gpu.capacity_bytes == gpu.memory_bytes
+        return
+    assert "MiB" in gpu.reported_memory_source and "/" in gpu.reported_memory_source
+    assert 0.93 * gpu.memory_bytes <= gpu.reported_memory_bytes <= 1.01 * gpu.memory_bytes * 2**30 / 1e9
+    assert gpu.capacity_bytes == pytest.approx(gpu.reported_memory_bytes - 0.6e9)
+
+
+def test_an_h100_holds_85_gb_not_the_80_its_name_prints():
+    h100 = CATALOG.gpus["h100-sxm"]
+    assert h100.memory_bytes == 80e9
+    assert h100.reported_memory_bytes == 81_559 * 2**20  # nvidia-smi's total
+    assert 84.9e9 < h100.capacity_bytes < 85.1e9  # CUDA's totalGlobalMem: 85,045,477,376 bytes
+
+
 @pytest.mark.parametrize("gpu", [g for g in GPUS if g.sparse_flops_per_s], ids=lambda g: g.id)
 def test_dense_figures_are_not_the_sparse_ones(gpu):
     # Dense peak = vendor 'with sparsity' figure / 2 (docs/reference/gpu_specs_notes.md sec. 1; Blackwell Ultra

@@ -100,7 +100,7 @@ def test_the_estimate_reports_its_choice_and_the_runner_ups_with_time_and_memory
     assert (first.tp, first.pp, first.dp, first.zero) == (layout.tp, layout.pp, layout.dp, layout.zero)
     assert first.time_s == pytest.approx(training.time_s)
     assert [c.time_s for c in candidates] == sorted(c.time_s for c in candidates)
-    assert all(c.memory_per_gpu <= CATALOG.gpus["h100-sxm"].memory_bytes for c in candidates)
+    assert all(c.memory_per_gpu <= CATALOG.gpus["h100-sxm"].capacity_bytes for c in candidates)
 
 
 def test_when_nothing_fits_the_layout_needing_least_memory_is_reported_as_not_fitting():
