@@ -16,6 +16,7 @@ from model.inference import (
     ideal_decode_step,
     inference_memory,
     loaded_serving,
+    serving_capacity,
     serving_rates,
 )
 from model.layouts.plan import plan_training
@@ -215,9 +216,10 @@ def _inference(
         ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
         for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
     )
-    fits = memory.total <= gpu.capacity_bytes
+    budget = serving_capacity(gpu.capacity_bytes)
+    fits = memory.total <= budget
     if not fits:
-        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.capacity_bytes)}
+        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(budget)}
         if most == 0:
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:

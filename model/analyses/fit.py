@@ -27,7 +27,7 @@ from typing import NamedTuple
 from model.analyses.search import largest_passing
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.inference import InferenceMemory
+from model.inference import InferenceMemory, serving_capacity
 from model.memory import TrainingMemory
 from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Scenario
 
@@ -189,12 +189,11 @@ def largest_inference_batch(scenario: Scenario, catalog: Catalog | None = None) 
 def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None, batch: int = 1) -> float:
     """Return the most tokens of prompt + output per sequence that fit with ``batch`` sequences.
 
-    The replica is held and the context grows in the scenario's prompt:output mix
-    (:func:`with_context`). Memory grows linearly with the KV cache (2 x layers x KV heads x head
-    width x bytes per token, or MLA's latent), so the first guess solves that line through the
-    scenario's context and twice it. With a sliding window the cache stops growing at the window
-    (Mistral 7B paper, sec. 2), so when everything fits at the longest searched context the answer
-    is ``math.inf``: memory does not bound the context. 0 when not even two tokens fit.
+    The replica is held and the context grows in the scenario's prompt:output mix (:func:`with_context`).
+    Memory grows linearly with the KV cache (2 x layers x KV heads x head width x bytes per token,
+    or MLA's latent): the first guess solves that line through the scenario's context and twice it.
+    A sliding window stops the cache at the window (Mistral 7B paper, sec. 2): when everything fits
+    at the longest searched context the answer is ``math.inf``. 0 when not even two tokens fit.
     """
     cat = catalog or default_catalog()
     pinned = dataclasses.replace(pinned_serving(scenario, cat), batch=batch)
@@ -203,7 +202,8 @@ def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None
     if base.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
         return math.inf
     current = scenario.prompt_len + scenario.output_len
-    guess = _secant_guess(probe, current, base.resolved.gpu.capacity_bytes) if 2 * current < TOKEN_LIMIT else None
+    capacity = serving_capacity(base.resolved.gpu.capacity_bytes)
+    guess = _secant_guess(probe, current, capacity) if 2 * current < TOKEN_LIMIT else None
     largest = largest_passing(lambda tokens: probe(tokens)[0], 2, TOKEN_LIMIT, guess)
     return float(largest) if largest >= 2 else 0.0
 

@@ -92,7 +92,7 @@ _TEMPLATES = (
     "{share} of peak (default)",
     "Measured largest-product rate in the catalog for {key}",
     "No measured ceiling for {gpu} in {key}: the H200-measured share",
-    "{capacity} GB usable",
+    "{capacity} GB usable; serving budgets {serving} GB",
     "The driver reports {mib} MiB, less {reserved} GB it keeps from CUDA; the datasheet prints {printed} GB",
     "The datasheet's {printed} GB (no driver reading in the catalog)",
     "{achievable} of {peak} GB/s",

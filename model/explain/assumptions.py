@@ -19,6 +19,7 @@ from model.catalog import DRIVER_RESERVED_BYTES, Catalog, default_catalog
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC, Efficiencies, achievable_bandwidth, matmul_ceiling_share
 from model.estimate import estimate
 from model.explain._texts import ASSUMPTION_TEXTS, EFFICIENCY_NOTES, has_words
+from model.inference import serving_capacity
 from model.layouts.serving import replica_name
 from model.precision import compute_precision
 from model.results import Estimate
@@ -135,11 +136,12 @@ def _hardware_rows(result: Estimate) -> list[Assumption]:
         ),
         _row(
             "Card memory",
-            "{capacity} GB usable",
+            "{capacity} GB usable; serving budgets {serving} GB",
             "The driver reports {mib} MiB, less {reserved} GB it keeps from CUDA; the datasheet prints {printed} GB"
             if gpu.reported_memory_bytes
             else "The datasheet's {printed} GB (no driver reading in the catalog)",
             capacity=f"{gpu.capacity_bytes / GB:,.1f}",
+            serving=f"{serving_capacity(gpu.capacity_bytes) / GB:,.1f}",
             mib=f"{(gpu.reported_memory_bytes or 0) / 2**20:,.0f}",
             reserved=f"{DRIVER_RESERVED_BYTES / GB:g}",
             printed=f"{gpu.memory_bytes / GB:g}",

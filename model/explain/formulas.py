@@ -12,6 +12,7 @@ from model.communication import RING_STEP_LATENCY_S
 from model.efficiency import EXPECTED
 from model.explain._formula import Formula, figured, filed, scientific
 from model.explain._serving import SERVING
+from model.inference import SERVING_MEMORY_FRACTION
 from model.memory import FRAGMENTATION, LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
 from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS
 from model.units import GB, format_count
@@ -121,12 +122,15 @@ _TABLE: tuple[str | Formula, ...] = (
         chunk=f"{PREFILL_CHUNK_TOKENS:,}",
         logit=f"{LOGIT_BYTES:g}",
     ),
-    Formula(
+    figured(
         "Most concurrent sequences",
-        r"b_{max} = \left\lfloor \frac{C - M_w/(t p) - M_{runtime} - M_{chunk}}{M_{kv} + 4V/t} \right\rfloor",
-        "Full load: the batch that fills the card's memory C",
-        "Derived definition",
+        r"b_{max} = \left\lfloor \frac{f C - M_w/(t p) - M_{runtime} - M_{chunk}}{M_{kv} + 4V/t} \right\rfloor",
+        "Full load: the batch that fills the share f = {fraction} of the card's memory C a serving engine "
+        "budgets; C is what the driver reports less what it keeps",
+        "vLLM gpu_memory_utilization and TensorRT-LLM free_gpu_memory_fraction (both 0.9 by default); "
+        "C: nvidia-smi totals in data/gpus.yaml",
         "model.inference.max_batch_that_fits",
+        fraction=f"{SERVING_MEMORY_FRACTION:g}",
     ),
     "Training time",
     figured(

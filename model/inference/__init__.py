@@ -27,16 +27,19 @@ from model.inference.context import (
 from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
 from model.inference.load import LoadedServing, busiest_rank_prompts, loaded_serving
 from model.inference.memory import (
+    SERVING_MEMORY_FRACTION,
     InferenceMemory,
     ServingLoad,
     inference_memory,
     inference_weight_bytes,
     kv_bytes_per_sequence,
     max_batch_that_fits,
+    serving_capacity,
 )
 from model.inference.prefill import prefill_time
 
 __all__ = [
+    "SERVING_MEMORY_FRACTION",
     "DecodeStep",
     "InferenceMemory",
     "LoadedServing",
@@ -54,6 +57,7 @@ __all__ = [
     "loaded_serving",
     "max_batch_that_fits",
     "prefill_time",
+    "serving_capacity",
     "serving_context",
     "serving_rates",
 ]

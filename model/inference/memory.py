@@ -19,13 +19,26 @@ from model.precision import bytes_per_element, weight_bytes
 from model.scenario import MAX_BATCH
 
 __all__ = [
+    "SERVING_MEMORY_FRACTION",
     "InferenceMemory",
     "ServingLoad",
     "inference_memory",
     "inference_weight_bytes",
     "kv_bytes_per_sequence",
     "max_batch_that_fits",
+    "serving_capacity",
 ]
+
+SERVING_MEMORY_FRACTION = 0.9
+"""Share of a card's memory a serving engine lets itself use for weights, activations and KV cache:
+vLLM's gpu_memory_utilization and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction both
+default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). The rest absorbs
+allocator slack and other processes; the KV pool never grows into it."""
+
+
+def serving_capacity(capacity_bytes: float) -> float:
+    """Return the bytes of a card of ``capacity_bytes`` a serving engine budgets (SERVING_MEMORY_FRACTION)."""
+    return capacity_bytes * SERVING_MEMORY_FRACTION
 
 
 class ServingLoad(NamedTuple):

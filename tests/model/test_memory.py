@@ -116,6 +116,10 @@ def test_largest_batch_fills_memory_and_one_more_does_not_fit():
     over = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=most + 1))
     assert not over.inference.fits
     assert any("does not fit" in w for w in over.warnings)
+    # The full batch fills the 90 % a serving engine budgets (vLLM's gpu_memory_utilization), not the card.
+    capacity = result.resolved.gpu.capacity_bytes
+    held = result.inference.memory_per_gpu.total
+    assert 0.89 * capacity < held <= 0.9 * capacity < over.inference.memory_per_gpu.total
 
 
 def test_does_not_fit_is_a_result_with_a_plain_warning():
