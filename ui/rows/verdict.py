@@ -48,7 +48,7 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
             precision=precision,
         )
     return tr(
-        "needs {needed} per card; {gpu} holds {capacity}",
+        "needs {needed} per card; {gpu} has {capacity} usable",
         needed=bytes_gb(verdict.needed_bytes),
         gpu=gpu_name,
         capacity=bytes_gb(verdict.capacity_bytes),
@@ -60,7 +60,7 @@ def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     noun = tr(GOAL_NOUNS[verdict.goal])
     if verdict.runs:
         return tr(
-            "**{noun} fits**: {needed} of the {capacity} a card holds.",
+            "**{noun} fits**: {needed} of {capacity} usable per card.",
             noun=noun,
             needed=bytes_gb(verdict.needed_bytes),
             capacity=bytes_gb(verdict.capacity_bytes),
