@@ -16,7 +16,6 @@ from model.inference import (
     ideal_decode_step,
     inference_memory,
     loaded_serving,
-    serving_capacity,
     serving_rates,
 )
 from model.layouts.plan import plan_training
@@ -216,10 +215,9 @@ def _inference(
         ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
         for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
     )
-    budget = serving_capacity(gpu.capacity_bytes)
-    fits = memory.total <= budget
+    fits = memory.total <= gpu.capacity_bytes
     if not fits:
-        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(budget)}
+        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.capacity_bytes)}
         if most == 0:
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:

@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 from model.catalog import Catalog, Gpu, default_catalog
 from model.estimate import estimate, serving_load
-from model.inference import serving_capacity
 from model.layouts.serving import serving_layouts
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, resolve
@@ -155,7 +154,7 @@ def _fewest_cards(resolved: Resolved) -> int | None:
         # The largest sensible group: tensor parallelism up to a full node, one pipeline stage per layer.
         cards=node * resolved.arch.layers,
         gpus_per_node=node,
-        capacity_bytes=serving_capacity(gpu.capacity_bytes),
+        capacity_bytes=gpu.capacity_bytes,
         batch=1,
         tp=None,
         pp=None,

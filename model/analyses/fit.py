@@ -27,7 +27,7 @@ from typing import NamedTuple
 from model.analyses.search import largest_passing
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.inference import InferenceMemory, serving_capacity
+from model.inference import InferenceMemory
 from model.memory import TrainingMemory
 from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Scenario
 
@@ -202,8 +202,7 @@ def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None
     if base.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
         return math.inf
     current = scenario.prompt_len + scenario.output_len
-    capacity = serving_capacity(base.resolved.gpu.capacity_bytes)
-    guess = _secant_guess(probe, current, capacity) if 2 * current < TOKEN_LIMIT else None
+    guess = _secant_guess(probe, current, base.resolved.gpu.capacity_bytes) if 2 * current < TOKEN_LIMIT else None
     largest = largest_passing(lambda tokens: probe(tokens)[0], 2, TOKEN_LIMIT, guess)
     return float(largest) if largest >= 2 else 0.0
 

@@ -22,7 +22,6 @@ from model.analyses.compare import fewest_serving_cards
 from model.analyses.fit import largest_inference_context, largest_training_seq_len
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.inference import serving_capacity
 from model.precision import Precision, bytes_per_element
 from model.scenario import Scenario, trains_adapters
 
@@ -95,7 +94,7 @@ def goal_verdict(scenario: Scenario, goal: Goal, catalog: Catalog | None = None)
 def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     one = dataclasses.replace(scenario, batch=1)
     result = estimate(one, cat)
-    capacity = serving_capacity(result.resolved.gpu.capacity_bytes)
+    capacity = result.resolved.gpu.capacity_bytes
     needed = result.inference.memory_per_gpu.total
     if result.inference.fits:
         return Verdict("serve", True, None, needed, capacity, ())

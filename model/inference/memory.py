@@ -32,8 +32,9 @@ __all__ = [
 SERVING_MEMORY_FRACTION = 0.9
 """Share of a card's memory a serving engine lets itself use for weights, activations and KV cache:
 vLLM's gpu_memory_utilization and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction both
-default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). The rest absorbs
-allocator slack and other processes; the KV pool never grows into it."""
+default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). It sets the full
+load's batch (the KV pool never grows into the rest); whether a given batch fits is asked of the
+whole card, since a user can raise the setting (llama.cpp keeps no such reserve)."""
 
 
 def serving_capacity(capacity_bytes: float) -> float:

@@ -173,7 +173,7 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     wanted = 1 if s.batch == "max" else int(s.batch)
     budget = serving_capacity(gpu.capacity_bytes)
     plans = serving_layouts(
-        arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=budget, batch=wanted,
+        arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes, batch=wanted,
         tp=s.tp, pp=s.pp, attention_dp=s.attention_dp,
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
@@ -196,9 +196,7 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
         plans, score, one_user=s.batch == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
     if plan.key not in largest:
-        largest[plan.key] = max_batch_that_fits(
-            arch, serving_capacity(gpu.capacity_bytes), load, tp=plan.tp, pp=plan.pp, ep=plan.ep
-        )
+        largest[plan.key] = max_batch_that_fits(arch, budget, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
     choice = ServingChoice(plan, ranked, largest, expected, {})
     return _SERVING_CHOICES.put((r, eff), choice)
 

@@ -109,17 +109,19 @@ def test_lora_and_qlora_need_far_less_than_full_finetuning():
     assert qlora.total < lora.total < full.total / 2
 
 
-def test_largest_batch_fills_memory_and_one_more_does_not_fit():
+def test_the_full_load_fills_the_servers_budget_and_a_batch_past_the_card_does_not_fit():
+    # A server budgets 90 % of the card (vLLM's gpu_memory_utilization): the full load fills that;
+    # a batch that needs more than the whole card does not fit.
     result = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch="max"))
     most = result.inference.max_batch
     assert result.inference.batch == most and result.inference.fits
-    over = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=most + 1))
-    assert not over.inference.fits
-    assert any("does not fit" in w for w in over.warnings)
-    # The full batch fills the 90 % a serving engine budgets (vLLM's gpu_memory_utilization), not the card.
     capacity = result.resolved.gpu.capacity_bytes
     held = result.inference.memory_per_gpu.total
-    assert 0.89 * capacity < held <= 0.9 * capacity < over.inference.memory_per_gpu.total
+    next_one = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=most + 1)).inference
+    assert 0.89 * capacity < held <= 0.9 * capacity < next_one.memory_per_gpu.total
+    over = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=int(most * 1.2)))
+    assert not over.inference.fits
+    assert any("does not fit" in w for w in over.warnings)
 
 
 def test_does_not_fit_is_a_result_with_a_plain_warning():

@@ -11,7 +11,6 @@ from typing import Any
 
 from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint
-from model.inference import serving_capacity
 from ui.controls import MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb
 from ui.i18n import tr, translatable
@@ -173,7 +172,7 @@ def training_metrics(result: Estimate, micro_batch: int, seq_len: int) -> list[d
 
 def inference_metrics(result: Estimate, batch: int, context: float) -> list[dict[str, Any]]:
     """Return st.metric arguments: inference memory per card, the largest batch and context."""
-    inference, capacity = result.inference, serving_capacity(result.resolved.gpu.capacity_bytes)
+    inference, capacity = result.inference, result.resolved.gpu.capacity_bytes
     scenario, arch = result.resolved.scenario, result.resolved.arch
     replica = tr("a replica of {name}", name=replica_text(inference.tp, inference.pp, inference.ep))
     window = (

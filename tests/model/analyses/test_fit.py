@@ -19,7 +19,6 @@ from model.analyses.fit import (
     with_context,
     zero_stage_sweep,
 )
-from model.inference import serving_capacity
 
 CATALOG = default_catalog()
 LLAMA_8B_ON_ONE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, prompt_len=3000, output_len=1000, batch=8)
@@ -66,8 +65,7 @@ def test_the_largest_context_is_about_the_free_memory_over_the_kv_cache_per_toke
     # Llama 3.1 8B: 2 (K, V) x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 bytes per token
     # (config.json). What is left after weights, runtime and activations holds batch x context of it.
     memory = estimate(LLAMA_8B_ON_ONE, CATALOG).inference.memory_per_gpu
-    # A serving engine budgets 90 % of the card (vLLM's gpu_memory_utilization default).
-    free = serving_capacity(CATALOG.gpus[LLAMA_8B_ON_ONE.gpu].capacity_bytes) - (memory.total - memory.kv_cache)
+    free = CATALOG.gpus[LLAMA_8B_ON_ONE.gpu].capacity_bytes - (memory.total - memory.kv_cache)
     largest = largest_inference_context(LLAMA_8B_ON_ONE, CATALOG, batch=8)
     assert largest == pytest.approx(free / (8 * 131_072), rel=0.01)
 
