@@ -22,6 +22,7 @@ __all__ = [
     "TrainingMemory",
     "TrainingRegime",
     "TrainingStates",
+    "card_params",
     "combined_memory",
     "training_activations",
     "training_memory",
@@ -169,6 +170,18 @@ class TrainingStates(NamedTuple):
     """The LoRA adapters among ``weights``."""
 
 
+def card_params(arch: Architecture, layout: Layout) -> tuple[float, float]:
+    """Return the dense and the routed-expert parameters one card holds a copy of, before ZeRO shards them.
+
+    Tensor and pipeline parallelism split every weight; expert parallelism also splits the routed
+    experts, ep ways.
+    """
+    stats = arch.stats
+    experts = stats.moe_layers * arch.experts * stats.expert_params
+    model_parallel = layout.tp * layout.pp
+    return (stats.total_params - experts) / model_parallel, experts / (model_parallel * layout.ep)
+
+
 def training_states(arch: Architecture, regime: TrainingRegime, layout: Layout) -> TrainingStates:
     """Return the weights, gradients, optimizer state and ZeRO-3 buffers one card holds.
 
@@ -178,9 +191,8 @@ def training_states(arch: Architecture, regime: TrainingRegime, layout: Layout) 
     """
     stats = arch.stats
     total = stats.total_params
-    experts = stats.moe_layers * arch.experts * stats.expert_params
     model_parallel = layout.tp * layout.pp
-    replicated_params = (total - experts) / model_parallel + experts / (model_parallel * layout.ep)
+    replicated_params = sum(card_params(arch, layout))
     sharded_params = total / (model_parallel * layout.dp)
     trainable_share = regime.trainable_params / total
     weights_params = sharded_params if layout.zero >= 3 else replicated_params

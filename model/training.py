@@ -30,7 +30,7 @@ from model.communication import (
     p2p_time,
 )
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
-from model.memory import Layout, TrainingRegime
+from model.memory import Layout, TrainingRegime, card_params
 from model.scenario import Recompute, Resolved, trains_adapters
 
 __all__ = [
@@ -148,12 +148,10 @@ def training_work(
     tp_collectives = 0.0
     if layout.tp > 1:
         tp_collectives = (4.0 + 2.0 * redone) * layers_per_stage * microbatches
-    # A card holds its share of the dense weights and 1/ep of the routed experts (as in memory).
+    # A card holds its share of the dense weights and 1/ep of the routed experts (card_params).
     # Under expert parallelism the experts' copies live on the expert-data-parallel group, not
     # the data-parallel one, so their bytes are kept apart (see step_time).
-    experts = stats.moe_layers * arch.experts * stats.expert_params
-    dense = (stats.total_params - experts) / (layout.tp * layout.pp)
-    routed = experts / (layout.tp * layout.pp * layout.ep)
+    dense, routed = card_params(arch, layout)
     if layout.ep <= 1:
         dense, routed = dense + routed, 0.0
     grad_reduce_bytes = 4.0 if r.precision == "fp32" else 2.0
@@ -245,6 +243,8 @@ def step_time(
     data = 0.0
     if layout.dp > 1:
         backward_share = 0.5 if lora else 2.0 / 3.0
+        # The compute the traffic can hide behind: all of it (ZeRO-3 gathers ahead of each layer),
+        # every backward (ZeRO-2), or only the last micro-batch's backward (ZeRO 0-1).
         window = compute if layout.zero >= 3 else compute * backward_share
         window /= microbatches if layout.zero < 2 else 1
         dp_path = group_path(layout.dp, layout.tp, gpn, r.scale_up, r.network, eff)
