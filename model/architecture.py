@@ -10,7 +10,7 @@ DeepSeek's multi-head latent attention (MLA) follows arXiv:2405.04434 sec. 2.1 a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, NamedTuple
 
 __all__ = [
@@ -104,11 +104,17 @@ class Architecture:
     stats: ArchitectureStats = field(init=False, repr=False, compare=False)
     is_moe: bool = field(init=False, repr=False, compare=False)
     """Whether the MLPs are mixtures of experts (a field, not a property: the hot paths read it)."""
+    _hash: int = field(init=False, repr=False, compare=False)
+    """The shape's hash, worked out once: every estimate's layout caches are keyed by it."""
 
     def __post_init__(self) -> None:
         """Derive the sizes once; the dataclass is frozen, so set the cached fields directly."""
         object.__setattr__(self, "is_moe", self.experts > 0)
         object.__setattr__(self, "stats", _compute_stats(self))
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, name) for name in _COMPARED)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def effective_head_dim(self) -> int:
@@ -119,6 +125,10 @@ class Architecture:
         """Return a copy with some shape fields replaced (None values are ignored)."""
         given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
         return replace(self, **given) if given else self
+
+
+_COMPARED: tuple[str, ...] = tuple(f.name for f in fields(Architecture) if f.compare)
+"""The fields equality compares, and so the hash covers."""
 
 
 def _compute_stats(a: Architecture) -> ArchitectureStats:

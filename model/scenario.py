@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, NamedTuple, get_args
 
 from model.architecture import Architecture, MlpKind, Shape, default_vocab, derive_architecture
+from model.caches import BoundedMemo
 from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
 from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
@@ -247,14 +248,28 @@ def _check_shapes(arch: Architecture) -> None:
         raise ScenarioError("heads", arch.heads, f"a divisor of hidden ({arch.hidden})")
 
 
+_LOOKED_UP: BoundedMemo[tuple[Scenario, Catalog], Resolved] = BoundedMemo(256)
+"""Valid scenarios already looked up: a page reruns with the same scenario many times, and the
+lookup is a pure function of the scenario's values and the catalog (compared by identity)."""
+
+
 def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
     """Check ``s`` and look its ids up; fill in every default except the parallel layout.
 
     Raises:
         ScenarioError: a value is out of range or an id is unknown.
     """
+    # Checked every time, before the memo: True equals 1 and 2.0 equals 2, so an equal scenario
+    # that was valid says nothing about this one's types.
     _validate(s)
     cat = catalog or default_catalog()
+    found = _LOOKED_UP.get((s, cat))
+    if found is None:
+        return _LOOKED_UP.put((s, cat), _look_up(s, cat))
+    return found if found.scenario is s else found._replace(scenario=s)
+
+
+def _look_up(s: Scenario, cat: Catalog) -> Resolved:
     arch, model_name = _architecture(s, cat)
     gpu = cat.gpus.get(s.gpu)
     if gpu is None:

@@ -37,7 +37,8 @@ __all__ = [
     "StepTime",
     "TrainingWork",
     "interleaved",
-    "matmul_floor",
+    "matmul_pass_floor",
+    "matmul_passes",
     "step_time",
     "training_work",
     "wall_time",
@@ -120,7 +121,7 @@ def training_work(
     attention_forward = stats.attention_flops_per_token_per_key * seq / 2.0
     matmul_forward = 2.0 * stats.matmul_params_active
     adapters = 6.0 * regime.trainable_params if lora else 0.0
-    passes = 2.0 if lora else 3.0  # LoRA computes no weight gradients for the frozen base
+    passes = matmul_passes(lora, 0.0)  # LoRA computes no weight gradients for the frozen base
     model_flops = passes * matmul_forward + 3.0 * attention_forward + adapters
     layers_per_stage = -(-arch.layers // layout.pp)
     redone = 0.0  # share of the layers whose forward runs twice
@@ -130,7 +131,7 @@ def training_work(
     if recompute == "selective":
         extra = attention_forward
     hardware_flops = model_flops + extra
-    matmul_share = (passes + redone) / cards_used
+    matmul_share = matmul_passes(lora, redone) / cards_used
     tokens_per_step = float(global_batch * seq)
     attention_matmul = 2.0 * stats.attention_params * matmul_share * tokens_per_step
     head_matmul = 2.0 * stats.head_params * matmul_share * tokens_per_step
@@ -278,24 +279,31 @@ def step_time(
     return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, moe_host, total), vp)
 
 
-def matmul_floor(
+def matmul_passes(lora: bool, redone: float) -> float:
+    """Return how many times a trained token's matrix products run.
+
+    Forward, backward for the inputs and (unless only adapters train) for the weights, plus the
+    share of layers ``redone`` (recomputed in full).
+    """
+    return (2.0 if lora else 3.0) + redone
+
+
+def matmul_pass_floor(
     r: Resolved,
     tp: int,
     ep: int,
     *,
     micro_batch: int,
-    redone: float,
-    lora: bool,
     compute_key: str,
     peak: float,
     ceiling_share: float | None,
     eff: Efficiencies,
 ) -> float:
-    """Return the seconds one card would spend on all of one trained token's matrix products.
+    """Return the seconds one card would spend on one pass of one token's matrix products.
 
-    The same products at the same shape-dependent efficiencies as :func:`step_time` (``redone``:
-    share of the layers recomputed), without attention cores, element-wise work, communication or
-    bubble: divided by the cards a layout uses, a lower bound on its step time per token.
+    The same products at the same shape-dependent efficiencies as :func:`step_time`, without
+    attention cores, element-wise work, communication or bubble: times :func:`matmul_passes` and
+    divided by the cards a layout uses, a lower bound on its step time per token.
     """
     arch, stats = r.arch, r.arch.stats
     tokens_mb = micro_batch * r.seq_len
@@ -315,8 +323,7 @@ def matmul_floor(
     )
     mlp_flops = 2.0 * (stats.matmul_params_active - stats.attention_params - stats.head_params)
     mlp = mlp_flops / matmul_efficiency(eff, compute_key, mlp_work, ceiling_share)
-    passes = (2.0 if lora else 3.0) + redone
-    return passes * (attention + head + mlp) / (peak * eff.training_matmul_vs_ceiling)
+    return (attention + head + mlp) / (peak * eff.training_matmul_vs_ceiling)
 
 
 def interleaved(step: StepTime, vp: int) -> StepTime:

@@ -22,7 +22,8 @@ from model.scenario import Recompute, Resolved
 from model.training import (
     StepTime,
     TrainingWork,
-    matmul_floor,
+    matmul_pass_floor,
+    matmul_passes,
     step_time,
     training_work,
     wall_time,
@@ -105,11 +106,15 @@ def plan_training(
             lora=lora,
         )  # fmt: skip
 
+    floors: dict[tuple[int, int, int], float] = {}  # one pass, by (tp, ep, micro-batch): pp does not change it
+
     def compute_floor(tp: int, ep: int, micro_batch: int, redone_share: float) -> float:
-        return matmul_floor(
-            r, tp, ep, micro_batch=micro_batch, redone=redone_share, lora=lora, compute_key=key, peak=peak,
-            ceiling_share=share, eff=eff,
-        )  # fmt: skip
+        one_pass = floors.get((tp, ep, micro_batch))
+        if one_pass is None:
+            one_pass = floors[tp, ep, micro_batch] = matmul_pass_floor(
+                r, tp, ep, micro_batch=micro_batch, compute_key=key, peak=peak, ceiling_share=share, eff=eff
+            )
+        return matmul_passes(lora, redone_share) * one_pass
 
     plans, timed = search_training_layout(
         arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.capacity_bytes,

@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 
 from model import default_catalog
@@ -83,3 +85,11 @@ def test_derived_kv_cache_and_activations_grow_with_the_parameter_count():
 def test_a_count_too_small_for_its_vocabulary_is_refused():
     with pytest.raises(ValueError, match="vocabulary"):
         derive_architecture(2e6, vocab=200_000, hidden=4096)
+
+
+def test_equal_shapes_hash_equal_and_a_changed_shape_does_not_compare_equal():
+    base = default_catalog().models["llama-3.1-8b"].architecture
+    same = dataclasses.replace(base, layers=base.layers)
+    assert same == base and hash(same) == hash(base)
+    changed = dataclasses.replace(base, layers=base.layers + 1)
+    assert changed != base and hash(changed) != hash(base)

@@ -90,3 +90,31 @@ def test_the_layout_knobs_are_left_to_the_search_unless_given():
     s = Scenario()
     assert (s.tp, s.pp, s.dp, s.ep, s.zero, s.micro_batch, s.vp, s.global_batch) == (None,) * 8
     assert resolve(Scenario(micro_batch=2, vp=2), CATALOG).scenario.micro_batch == 2
+
+
+@pytest.mark.parametrize(
+    ("field", "good", "bad"), [("cards", 1, True), ("cards", 8, 8.0), ("batch", 1, 1.0), ("tp", 1, True)]
+)
+def test_a_value_equal_to_a_valid_one_is_still_checked(field, good, bad):
+    # True == 1 and 8.0 == 8, so the scenarios compare (and hash) equal: the memo of looked-up
+    # scenarios must not let the second one through.
+    resolve(Scenario(**{field: good}), CATALOG)
+    assert Scenario(**{field: good}) == Scenario(**{field: bad})
+    with pytest.raises(ScenarioError) as caught:
+        resolve(Scenario(**{field: bad}), CATALOG)
+    assert caught.value.field == field
+
+
+def test_a_resolved_scenario_is_the_one_asked_about_even_when_an_equal_one_came_first():
+    first, second = Scenario(tokens=2e12), Scenario(tokens=2e12)
+    assert resolve(first, CATALOG).scenario is first
+    again = resolve(second, CATALOG)
+    assert again.scenario is second
+    assert again._replace(scenario=first) == resolve(first, CATALOG)
+
+
+def test_an_unknown_id_is_refused_every_time():
+    for _ in range(2):
+        with pytest.raises(ScenarioError) as caught:
+            resolve(Scenario(gpu="no-such-gpu"), CATALOG)
+        assert caught.value.field == "gpu"
