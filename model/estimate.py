@@ -299,4 +299,4 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
     training, training_ranges = _training(r, variants, notes)
     inference, inference_ranges = _inference(r, variants, notes)
     ranges = {**training_ranges, **inference_ranges}
-    return Estimate(r, training, inference, ranges, tuple(note.text for note in notes), tuple(notes))
+    return Estimate(r, training, inference, ranges, tuple(notes))

@@ -227,10 +227,16 @@ class Estimate(NamedTuple):
     training: TrainingEstimate
     inference: InferenceEstimate
     ranges: dict[str, Range]
-    warnings: tuple[str, ...]
-    """The notes as English sentences (the CLI and the JSON contract)."""
     notes: tuple[Note, ...] = ()
-    """The same warnings as codes plus values, for an interface that speaks another language."""
+    """The warnings as codes plus values, for an interface that speaks another language."""
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The notes as English sentences (the CLI and the JSON contract).
+
+        Filled in when asked: the pages speak through the codes, so most estimates never need them.
+        """
+        return tuple(note.text for note in self.notes)
 
     @property
     def inputs(self) -> dict[str, Any]:
