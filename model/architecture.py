@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, NamedTuple
 
 __all__ = [
+    "OP_CHECKPOINT_SHARE",
     "Architecture",
     "ArchitectureStats",
     "AttentionKind",
@@ -69,6 +70,10 @@ class ArchitectureStats:
     """Extra bytes per token and per key when attention scores are materialised (no flash)."""
     layer_input_bytes_per_token: float
     """Bytes of one layer's input per token: what full recomputation keeps (2 x hidden)."""
+    op_checkpoint_bytes_per_token_layer: float
+    """Bytes per token and layer that per-op selective checkpointing keeps (torchtitan's policy,
+    :data:`OP_CHECKPOINT_SHARE`): the layer input, the attention output and every second matrix
+    product's output."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +131,14 @@ class Architecture:
         given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
         return replace(self, **given) if given else self
 
+
+OP_CHECKPOINT_SHARE = 0.5
+"""Of a layer's matrix products, the share whose outputs per-op selective checkpointing keeps (and
+so the share whose forward it does not run again). torchtitan's op policy saves each block's
+attention output and every second ``aten.mm`` output and recomputes the rest
+(torchtitan/distributed/activation_checkpoint.py, its op policy: an ``mm`` whose count is even is
+recomputed); by
+count that is half of them, which the engine takes for their bytes and FLOPs too."""
 
 _COMPARED: tuple[str, ...] = tuple(f.name for f in fields(Architecture) if f.compare)
 """The fields equality compares, and so the hash covers."""
@@ -222,6 +235,14 @@ def _compute_stats(a: Architecture) -> ArchitectureStats:
     else:
         mlp_bytes = 2.0 * h + inner_per_expert * a.ffn
     activation_bytes = 4.0 * h + attention_bytes + mlp_bytes
+    # Per-op checkpointing keeps the outputs of every second product of the layer (q, k, v or
+    # MLA's projections, the output projection, the MLP's or each routed expert's products).
+    per_expert_products = 2.0 * ((2.0 if a.mlp == "gated" else 1.0) * a.expert_ffn + h)
+    dense_products = 2.0 * ((2.0 if a.mlp == "gated" else 1.0) * a.ffn + h)
+    moe_products = (a.active_experts + a.shared_experts) * per_expert_products + 2.0 * a.experts
+    products = 2.0 * (q_width + kv_width) + 2.0 * h + latent_bytes
+    products += (moe_layers * moe_products + dense_layers * dense_products) / a.layers
+    op_checkpoint_bytes = 2.0 * h + 2.0 * out_width + OP_CHECKPOINT_SHARE * products
 
     return ArchitectureStats(
         total_params=total,
@@ -240,6 +261,7 @@ def _compute_stats(a: Architecture) -> ArchitectureStats:
         activation_bytes_per_token_layer=activation_bytes,
         attention_score_bytes_per_token_per_key=2.0 * a.heads,
         layer_input_bytes_per_token=2.0 * h,
+        op_checkpoint_bytes_per_token_layer=op_checkpoint_bytes,
     )
 
 

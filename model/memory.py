@@ -234,6 +234,10 @@ def training_activations(
     the first stage, and the interleaved schedule (``vp`` chunks per stage) (1 + (p - 1) / (p v))
     times as much (sec. 4.2.3). The last stage also holds the fp32 logits. Full recomputation keeps
     only the inputs of ``recomputed_layers`` of a stage's layers (None: all; Megatron-LM's block method).
+    Selective recomputation without flash attention is Korthikanti's (the attention scores are not
+    stored); with it, whose kernel already recomputes them, it is per-op checkpointing
+    (:data:`model.architecture.OP_CHECKPOINT_SHARE`). Either way the layer being recomputed holds
+    its activations again while its backward runs.
     """
     stats = arch.stats
     per_token_layer = stats.activation_bytes_per_token_layer
@@ -248,6 +252,9 @@ def training_activations(
         stored = kept * redone + per_token_layer * (layers_per_stage - redone)
         # The layer being recomputed holds its activations again while its backward runs.
         stage = stored * tokens * in_flight + (per_token_layer * tokens if redone else 0.0)
+    elif recompute == "selective" and flash_attention:
+        kept = stats.op_checkpoint_bytes_per_token_layer * regime.activation_scale
+        stage = kept * tokens * layers_per_stage * in_flight + per_token_layer * tokens
     else:
         stage = per_token_layer * tokens * layers_per_stage * in_flight
     if vp > 1 and pp > 1:

@@ -4,8 +4,9 @@ FLOPs: 6 N D for the matrix products (Kaplan et al. 2020; forward 2ND, backward 
 weights multiplied per token (active experts and the LM head included, embeddings excluded),
 plus causal attention 3 x 2 x 2 x layers x heads x head_dim x s/2 per token (forward QK^T and
 AV over s/2 keys on average, backward twice the forward). Recomputation adds a forward pass
-(full) or the attention core's forward (selective; Korthikanti et al. 2022). LoRA skips the
-frozen weights' gradients: 4 N D plus 6 N_adapter D.
+(full), the attention core's forward (selective without flash attention; Korthikanti et al.
+2022), or half of the layers' products (selective with flash attention: per-op checkpointing, as
+torchtitan runs it). LoRA skips the frozen weights' gradients: 4 N D plus 6 N_adapter D.
 
 Step time (per optimizer step, per GPU): matrix products at the shape-dependent efficiency,
 attention at flash-attention efficiency, non-matrix work at memory bandwidth, a fixed host
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from model.architecture import OP_CHECKPOINT_SHARE
 from model.communication import (
     all_reduce_time,
     all_to_all_time,
@@ -128,16 +130,23 @@ def training_work(
     if recompute == "full":
         redone = 1.0 if recomputed_layers is None else min(recomputed_layers, layers_per_stage) / layers_per_stage
     extra = redone * (matmul_forward + attention_forward)
-    if recompute == "selective":
-        extra = attention_forward
+    # Selective: without flash attention the attention core runs again (Korthikanti et al. 2022);
+    # with it, per-op checkpointing keeps the attention output and runs the layers' other products again.
+    products_redone = 0.0  # share of the layers' matrix products (not the LM head's) run twice
+    core_redone = redone
+    if recompute == "selective" and s.flash_attention:
+        products_redone = 1.0 - OP_CHECKPOINT_SHARE
+        extra = products_redone * (matmul_forward - 2.0 * stats.head_params)
+    elif recompute == "selective":
+        extra, core_redone = attention_forward, 1.0
     hardware_flops = model_flops + extra
-    matmul_share = matmul_passes(lora, redone) / cards_used
+    matmul_share = matmul_passes(lora, redone + products_redone) / cards_used
     tokens_per_step = float(global_batch * seq)
     attention_matmul = 2.0 * stats.attention_params * matmul_share * tokens_per_step
-    head_matmul = 2.0 * stats.head_params * matmul_share * tokens_per_step
+    head_matmul = 2.0 * stats.head_params * matmul_passes(lora, redone) / cards_used * tokens_per_step
     mlp_matmul = (matmul_forward - 2.0 * (stats.attention_params + stats.head_params)) * matmul_share * tokens_per_step
     mlp_matmul += adapters * tokens_per_step / cards_used
-    attention_passes = 3.0 + (1.0 if recompute == "selective" else redone)
+    attention_passes = 3.0 + core_redone
     tokens_mb = float(micro_batch * seq)
     if arch.is_moe:
         routed = tokens_mb * arch.active_experts * layout.ep / arch.experts

@@ -104,11 +104,13 @@ _TABLE: tuple[str | Formula, ...] = (
     ),
     Formula(
         "Activation recomputation",
-        r"\text{selective: } +F_{att}^{fwd};\quad \text{full: keep } 2h \text{ per token and layer},"
-        r"\ +2N_{mm} + F_{att}^{fwd} \text{ per token}",
-        "Weighed by the layout search (selective only without flash attention, which stores no scores); full "
-        "also repeats 2 TP all-reduces per layer",
-        "Korthikanti et al. 2022, sec. 5",
+        r"\text{selective: } +F_{att}^{fwd} \text{ (no flash) or keep } 4h + \tfrac{1}{2} a_{mm},\ +N_{layers}"
+        r"\text{ (flash)};\quad \text{full: keep } 2h \text{ per token and layer},\ +2N_{mm} + F_{att}^{fwd}",
+        "Without flash attention selective recomputation reruns the attention core; with it (whose kernel "
+        "already does) it keeps the layer input, the attention output and every second product's output "
+        "(a_mm: the products' outputs) and reruns the rest. The layout search weighs both; full also repeats "
+        "2 TP all-reduces per layer",
+        "Korthikanti et al. 2022, sec. 5; torchtitan's op-level activation checkpointing policy",
         "model.layouts.training.search_training_layout",
     ),
     figured(

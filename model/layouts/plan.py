@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from model.architecture import OP_CHECKPOINT_SHARE
 from model.batch import default_global_batch
 from model.caches import BoundedMemo
 from model.efficiency import Efficiencies
@@ -119,7 +120,8 @@ def plan_training(
     plans, timed = search_training_layout(
         arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.capacity_bytes,
         seq_len=r.seq_len, batch_sequences=s.global_batch or default_global_batch(arch, r.tokens, s.cards, r.seq_len),
-        selective_saves_memory=not s.flash_attention, compute_floor=compute_floor, memory_of=memory_of, timer=timer,
+        selective_redone=(1.0 - OP_CHECKPOINT_SHARE) if s.flash_attention else 0.0, compute_floor=compute_floor,
+        memory_of=memory_of, timer=timer,
     )  # fmt: skip
     search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed, {})
     return _SEARCHES.put(cache_key, search)

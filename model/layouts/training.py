@@ -110,7 +110,7 @@ def search_training_layout(
     capacity_bytes: float,
     seq_len: int,
     batch_sequences: int,
-    selective_saves_memory: bool,
+    selective_redone: float,
     compute_floor: ComputeFloor,
     memory_of: MemoryOf,
     timer: Timer,
@@ -118,10 +118,11 @@ def search_training_layout(
     """Return the fastest layouts whose busiest card fits (the best first), and how many were timed.
 
     ``batch_sequences`` is the global batch to aim for (each replica gets whole micro-batches, so
-    the step may round it up). A layout whose compute alone, at ``compute_floor``, is slower than
-    the best so far is not timed. Selective recomputation is tried only where it saves memory
-    (without flash attention); full recomputation, unless the user asks for it, covers only as
-    many of a stage's layers as the card needs. When nothing fits, the layout that needs the
+    the step may round it up); ``selective_redone`` is the share of the layers' products selective
+    recomputation runs again (per-op checkpointing with flash attention; none without). A layout
+    whose compute alone, at ``compute_floor``, is slower than the best so far is not timed. Full
+    recomputation, unless the user asks for it, covers only as many of a stage's layers as the card
+    needs. When nothing fits, the layout that needs the
     least memory is returned with ``fits`` False, so "does not fit" reports the best the cards can do.
     """
     pairs = model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, knobs.tp, knobs.pp)
@@ -129,9 +130,7 @@ def search_training_layout(
         # More replicas than sequences cannot each get a micro-batch: add model parallelism.
         within = tuple((t, p) for t, p in pairs if cards // (t * p) <= batch_sequences)
         pairs = within or pairs
-    modes: tuple[Recompute, ...] = (knobs.recompute,) if knobs.recompute else (
-        ("none", "selective", "full") if selective_saves_memory else ("none", "full")
-    )  # fmt: skip
+    modes: tuple[Recompute, ...] = (knobs.recompute,) if knobs.recompute else ("none", "selective", "full")
     partial = knobs.recompute is None
     timed: list[TrainingPlan] = []
     lightest: TrainingPlan | None = None
@@ -159,7 +158,8 @@ def search_training_layout(
         chunks = _interleavings(arch, knobs, plan)
         # Compute at the best efficiency plus the smallest bubble any interleaving leaves: a lower bound.
         bubble = (plan.layout.pp - 1) / (max(chunks) * plan.microbatches)
-        floor = compute_floor(plan.layout.tp, plan.layout.ep, plan.micro_batch, _redone_share(arch, plan))
+        share = _redone_share(arch, plan, selective_redone)
+        floor = compute_floor(plan.layout.tp, plan.layout.ep, plan.micro_batch, share)
         if best < math.inf and floor * (1.0 + bubble) / used >= best:
             continue  # even that is slower than the best so far
         steps: dict[int, tuple[TrainingWork, StepTime]] = {}
@@ -214,9 +214,11 @@ def _memory_shape(plan: TrainingPlan) -> tuple[Layout, Recompute, int, int, int]
     return plan.layout, plan.recompute, plan.recomputed_layers, plan.micro_batch, plan.microbatches
 
 
-def _redone_share(arch: Architecture, plan: TrainingPlan) -> float:
-    """Return the share of a stage's layers ``plan`` recomputes in full."""
-    return plan.recomputed_layers / math.ceil(arch.layers / plan.layout.pp) if plan.recompute == "full" else 0.0
+def _redone_share(arch: Architecture, plan: TrainingPlan, selective: float) -> float:
+    """Return the share of a stage's layer products ``plan`` runs again (``selective``: if selective)."""
+    if plan.recompute == "full":
+        return plan.recomputed_layers / math.ceil(arch.layers / plan.layout.pp)
+    return selective if plan.recompute == "selective" else 0.0
 
 
 def _fewest_recomputed(
@@ -299,8 +301,9 @@ def _fitting_plans(
                         break
                     chosen = next(fitting, lightest)
                     yield chosen
-                    if chosen.layout.zero < 3 and not interleavable:
+                    if mode == "none" and chosen.layout.zero < 3 and not interleavable:
                         break  # more recomputation could only add compute: nothing left to make room for
+                    # After selective recomputation fits, full recomputation of only a few layers may still cost less.
                 if not fitted:
                     break  # larger micro-batches need more memory still
 

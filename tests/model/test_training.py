@@ -199,3 +199,23 @@ def test_expert_copies_sync_over_their_own_group_one_nic_per_card_on_8_gpu_nodes
     # One copy per expert (ep = dp) leaves nothing for the experts' group to sync.
     wide = _train(**{**base, "ep": 256, "cards": 256}, gpus_per_node=8).step
     assert wide.data_parallel < eight.data_parallel
+
+
+def test_selective_recomputation_costs_half_the_layers_products_with_flash_attention_and_the_core_without():
+    # Per-op checkpointing runs half of each layer's products again (torchtitan's op policy);
+    # without flash attention selective recomputation reruns the attention core (Korthikanti et al.).
+    base = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "cards": 8, "tokens": 1e9, "seq_len": 8192}
+    base |= {"tp": 1, "pp": 1, "zero": 3, "micro_batch": 1}
+    arch = CATALOG.models["llama-3.1-8b"].architecture
+    stats = arch.stats
+    none = _train(**base, recompute="none")
+    op = _train(**base, recompute="selective")
+    core = _train(**base, recompute="selective", flash_attention=False)
+    full = _train(**base, recompute="full")
+    per_token = {name: t.total_flops / t.tokens for name, t in (("none", none), ("op", op), ("core", core))}
+    layers_products = 2.0 * (stats.matmul_params_active - stats.head_params)
+    assert per_token["op"] - per_token["none"] == pytest.approx(0.5 * layers_products)
+    attention_forward = stats.attention_flops_per_token_per_key * 8192 / 2
+    assert per_token["core"] - per_token["none"] == pytest.approx(attention_forward)
+    assert none.time_s < op.time_s < full.time_s
+    assert full.memory_per_gpu.activations < op.memory_per_gpu.activations < none.memory_per_gpu.activations
