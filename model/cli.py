@@ -134,7 +134,11 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         tr.add_argument(f"--{flag}", type=_whole(f"a {flag} degree", 1, 1_000_000), metavar="N")
     tr.add_argument("--zero", type=int, choices=(0, 1, 2, 3), metavar="0-3")
     tr.add_argument("--vp", type=_whole("interleaved stages per pipeline rank", 1, 1024), metavar="N")
-    tr.add_argument("--recompute", choices=RECOMPUTE_MODES, metavar="|".join(RECOMPUTE_MODES))
+    tr.add_argument(
+        "--recompute", choices=RECOMPUTE_MODES, metavar="|".join(RECOMPUTE_MODES),
+        help="selective: per-op checkpointing with flash attention (half the products rerun), the attention "
+        "core without it; full: every layer's forward again (default: the layout search chooses)",
+    )  # fmt: skip
     tr.add_argument(
         "--recompute-layers", type=_whole("layers per stage to recompute", 1, 2048), metavar="N",
         help="recompute only N of each pipeline stage's layers in full",
