@@ -13,9 +13,9 @@ import operator
 from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, NamedTuple, get_args
 
-from model.architecture import Architecture, MlpKind, Shape, default_vocab, derive_architecture
+from model.architecture import Architecture, MlpKind
 from model.caches import BoundedMemo
-from model.catalog import Catalog, Gpu, Link, ModelPreset, default_catalog
+from model.catalog import Catalog, Gpu, Link, ModelPreset, Shape, default_catalog, default_vocab, derive_architecture
 from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 from model.pricing import PriceQuote, market_rent_ratio, rental_price

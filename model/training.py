@@ -39,7 +39,6 @@ __all__ = [
     "StepTime",
     "TrainingWork",
     "interleaved",
-    "matmul_pass_floor",
     "matmul_passes",
     "step_time",
     "training_work",
@@ -295,44 +294,6 @@ def matmul_passes(lora: bool, redone: float) -> float:
     share of layers ``redone`` (recomputed in full).
     """
     return (2.0 if lora else 3.0) + redone
-
-
-def matmul_pass_floor(
-    r: Resolved,
-    tp: int,
-    ep: int,
-    *,
-    micro_batch: int,
-    compute_key: str,
-    peak: float,
-    ceiling_share: float | None,
-    eff: Efficiencies,
-) -> float:
-    """Return the seconds one card would spend on one pass of one token's matrix products.
-
-    The same products at the same shape-dependent efficiencies as :func:`step_time`, without
-    attention cores, element-wise work, communication or bubble: times :func:`matmul_passes` and
-    divided by the cards a layout uses, a lower bound on its step time per token.
-    """
-    arch, stats = r.arch, r.arch.stats
-    tokens_mb = micro_batch * r.seq_len
-    if arch.is_moe:
-        mlp_work = 2.0 * tokens_mb * arch.active_experts * ep / arch.experts * arch.hidden * arch.expert_ffn / tp
-    else:
-        mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / tp
-    attention = (
-        2.0
-        * stats.attention_params
-        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.hidden / tp, ceiling_share)
-    )
-    head = (
-        2.0
-        * stats.head_params
-        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.vocab / tp, ceiling_share)
-    )
-    mlp_flops = 2.0 * (stats.matmul_params_active - stats.attention_params - stats.head_params)
-    mlp = mlp_flops / matmul_efficiency(eff, compute_key, mlp_work, ceiling_share)
-    return (attention + head + mlp) / (peak * eff.training_matmul_vs_ceiling)
 
 
 def interleaved(step: StepTime, vp: int) -> StepTime:

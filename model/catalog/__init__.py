@@ -6,6 +6,7 @@ A bad row raises :class:`CatalogError` naming the file, the row and the field. A
 of extra GPUs or models (the ``--catalog`` flag, or an upload in the app) goes through the same
 validation. The row types
 and their readers are :mod:`model.catalog.schema`; the field checks are private to this package.
+A model typed only as a parameter count gets its shape from :mod:`model.catalog.derived`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import yaml
 
 from model.caches import once
 from model.catalog._rows import CatalogError, quoted, rows_of, unique_by_id
+from model.catalog.derived import Shape, default_vocab, derive_architecture
 from model.catalog.schema import (
     DRIVER_RESERVED_BYTES,
     ApiPrice,
@@ -43,7 +45,10 @@ __all__ = [
     "Gpu",
     "Link",
     "ModelPreset",
+    "Shape",
     "default_catalog",
+    "default_vocab",
+    "derive_architecture",
     "load_user_catalog",
     "parse_user_catalog",
     "short_name",

@@ -55,7 +55,7 @@ _TABLE: tuple[str | Formula, ...] = (
         r"\ V = 128{,}256\ (\ge 2\text{B}) \text{ or } 32{,}000",
         "The custom-size slider: a Llama-3-style dense model whose layer count absorbs the rest",
         "Llama 3 shapes (4096/32, 8192/80, 16384/126); Kaplan et al. 2020: loss flat in the aspect ratio",
-        "model.architecture.derive_architecture",
+        "model.catalog.derived.derive_architecture",
     ),
     "Memory",
     Formula(

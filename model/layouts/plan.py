@@ -5,7 +5,7 @@ from __future__ import annotations
 from model.architecture import OP_CHECKPOINT_SHARE
 from model.batch import default_global_batch
 from model.caches import BoundedMemo
-from model.efficiency import Efficiencies
+from model.efficiency import Efficiencies, matmul_efficiency
 from model.layouts.serving import forget_serving_choices
 from model.layouts.training import Knobs, TrainingPlan, TrainingSearch, search_training_layout
 from model.memory import (
@@ -23,7 +23,6 @@ from model.scenario import Recompute, Resolved
 from model.training import (
     StepTime,
     TrainingWork,
-    matmul_pass_floor,
     matmul_passes,
     step_time,
     training_work,
@@ -112,7 +111,7 @@ def plan_training(
     def compute_floor(tp: int, ep: int, micro_batch: int, redone_share: float) -> float:
         one_pass = floors.get((tp, ep, micro_batch))
         if one_pass is None:
-            one_pass = floors[tp, ep, micro_batch] = matmul_pass_floor(
+            one_pass = floors[tp, ep, micro_batch] = _matmul_pass_floor(
                 r, tp, ep, micro_batch=micro_batch, compute_key=key, peak=peak, ceiling_share=share, eff=eff
             )
         return matmul_passes(lora, redone_share) * one_pass
@@ -144,3 +143,41 @@ def _candidate(r: Resolved, plan: TrainingPlan, eff: Efficiencies) -> TrainingCa
         time_s,
         plan.memory.total,
     )
+
+
+def _matmul_pass_floor(
+    r: Resolved,
+    tp: int,
+    ep: int,
+    *,
+    micro_batch: int,
+    compute_key: str,
+    peak: float,
+    ceiling_share: float | None,
+    eff: Efficiencies,
+) -> float:
+    """Return the seconds one card would spend on one pass of one token's matrix products.
+
+    The same products at the same shape-dependent efficiencies as :func:`model.training.step_time`,
+    without attention cores, element-wise work, communication or bubble: times :func:`matmul_passes`
+    and divided by the cards a layout uses, a lower bound on its step time per token.
+    """
+    arch, stats = r.arch, r.arch.stats
+    tokens_mb = micro_batch * r.seq_len
+    if arch.is_moe:
+        mlp_work = 2.0 * tokens_mb * arch.active_experts * ep / arch.experts * arch.hidden * arch.expert_ffn / tp
+    else:
+        mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / tp
+    attention = (
+        2.0
+        * stats.attention_params
+        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.hidden / tp, ceiling_share)
+    )
+    head = (
+        2.0
+        * stats.head_params
+        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.vocab / tp, ceiling_share)
+    )
+    mlp_flops = 2.0 * (stats.matmul_params_active - stats.attention_params - stats.head_params)
+    mlp = mlp_flops / matmul_efficiency(eff, compute_key, mlp_work, ceiling_share)
+    return (attention + head + mlp) / (peak * eff.training_matmul_vs_ceiling)

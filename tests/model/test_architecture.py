@@ -3,7 +3,8 @@ import dataclasses
 import pytest
 
 from model import default_catalog
-from model.architecture import Architecture, derive_architecture
+from model.architecture import Architecture
+from model.catalog import derive_architecture
 from model.inference import expected_experts_touched
 
 PRESETS = list(default_catalog().models.values())
