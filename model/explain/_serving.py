@@ -20,9 +20,9 @@ SERVING: tuple[str | Formula, ...] = (
     ),
     figured(
         "Decode step (expected)",
-        r"t = p\left[\max\left(\frac{W_{dense}}{B_w} + \frac{W_{exp}}{B_w \frac{S}{S + S_0}},\ "
+        r"\begin{gathered} t = p\left[\max\left(\frac{W_{dense}}{B_w} + \frac{W_{exp}}{B_w \frac{S}{S + S_0}},\ "
         r"\frac{F_{mm}}{P c}\right) + \max\left(\frac{b_\mu M_{kv}}{B_{ach}}, \frac{F_{att}}{P_{16}c'}\right)"
-        r" + K\tau + 2L\,T_{AR}\right] + (p-1)T_{p2p}",
+        r" + K\tau + 2L\,T_{AR}\right] \\ + (p-1)T_{p2p} \end{gathered}",
         "B_ach: measured or {bandwidth} × peak; weight-only int8/int4/fp4 stream at {dequant} of that; routed "
         "experts stream at S / (S + S0) of it, S one expert's bytes on a card, S0 = {half} MB; expert FLOPs count "
         "each expert's rows padded to tiles of {tile}; K kernels a pass, each at least τ = {floor} µs (CUDA graphs "

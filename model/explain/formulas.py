@@ -26,8 +26,9 @@ _TABLE: tuple[str | Formula, ...] = (
     "Model size",
     Formula(
         "Parameters of a dense decoder",
-        r"N = \underbrace{Vh}_{\text{embedding}} + \underbrace{[\text{untied}]\,Vh}_{\text{LM head}}"
-        r" + L\left(2h\,n_q d + 2h\,n_{kv} d + 2h\right) + L\,m\,h\,f, \quad m = 3\ \text{(SwiGLU)},\ 2\ \text{(GELU)}",
+        r"\begin{gathered} N = \underbrace{Vh}_{\text{embedding}} + \underbrace{[\text{untied}]\,Vh}_{\text{LM head}}"
+        r" + L\left(2h\,n_q d + 2h\,n_{kv} d + 2h\right) + L\,m\,h\,f \\ m = 3\ \text{(SwiGLU)},\ 2\ \text{(GELU)}"
+        r" \end{gathered}",
         "Weights, optimizer states, FLOPs; grouped-query attention shares n_kv key/value heads across n_q queries",
         "Layer shapes of the Hugging Face LlamaForCausalLM / GPT implementations; an untied LM head is "
         "counted (the mistake llm-analysis makes, docs/reference/peer_tools.md 1.1); GQA: Ainslie et al. 2023",
@@ -68,8 +69,9 @@ _TABLE: tuple[str | Formula, ...] = (
     ),
     Formula(
         "KV cache per sequence, per card",
-        r"M_{kv} = c \cdot 2 L\, n_{kv} d \cdot b_{kv} \,/\, (\min(t, n_{kv})\,p);"
-        r"\quad \text{MLA: } c\,L\,(r_{kv}+d_{rope})\,b_{kv}/p;\quad c = \min(\text{context}, \text{window})",
+        r"\begin{gathered} M_{kv} = c \cdot 2 L\, n_{kv} d \cdot b_{kv} \,/\, (\min(t, n_{kv})\,p);"
+        r"\quad \text{MLA: } c\,L\,(r_{kv}+d_{rope})\,b_{kv}/p \\ c = \min(\text{context}, \text{window})"
+        r" \end{gathered}",
         "Serving memory at the final context (prompt + output); decode traffic at prompt + output / 2",
         "K and V both cached per layer (Vaswani et al. 2017); GQA (Ainslie et al. 2023); MLA latent "
         "(DeepSeek-V2 eq. 9-10); docs/reference/peer_tools.md: tools that forget V or GQA",
@@ -104,8 +106,9 @@ _TABLE: tuple[str | Formula, ...] = (
     ),
     Formula(
         "Activation recomputation",
-        r"\text{selective: } +F_{att}^{fwd} \text{ (no flash) or keep } 4h + \tfrac{1}{2} a_{mm},\ +N_{layers}"
-        r"\text{ (flash)};\quad \text{full: keep } 2h \text{ per token and layer},\ +2N_{mm} + F_{att}^{fwd}",
+        r"\begin{gathered} \text{selective: } +F_{att}^{fwd} \text{ (no flash), or keep } 4h + \tfrac{1}{2} a_{mm},"
+        r"\ +N_{layers} \text{ (flash)} \\ \text{full: keep } 2h \text{ per token and layer},\ +2N_{mm} + F_{att}^{fwd}"
+        r" \end{gathered}",
         "Without flash attention selective recomputation reruns the attention core; with it (whose kernel "
         "already does) it keeps the layer input, the attention output and every second product's output "
         "(a_mm: the products' outputs) and reruns the rest. The layout search weighs both; full also repeats "

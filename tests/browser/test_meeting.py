@@ -82,3 +82,26 @@ def test_the_pickers_list_the_exact_name_first(page, app_url, key, typed, first)
     box.fill(typed)
     expect(page.get_by_role("option").first).to_contain_text(first)
     page.keyboard.press("Escape")
+
+
+WIDE_FORMULAS = """() => [...document.querySelectorAll('.katex-display')]
+  .filter(node => node.scrollWidth > node.clientWidth + 1)
+  .map(node => node.textContent.slice(0, 60))"""
+"""Every displayed formula wider than its column (KaTeX clips it; the rest scrolls out of sight)."""
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_formula_fits_its_column_on_a_projector(browser, app_url, language):
+    context = browser.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        open_app(page, f"{app_url}/method?method_view=formulas&lang={language}")
+        groups = page.locator("[data-testid='stExpander'] summary")
+        expect(groups.first).to_be_visible()
+        for index in range(1, groups.count()):  # the first group is open already
+            groups.nth(index).click()
+        expect(page.locator(".katex-display")).not_to_have_count(0)
+        page.wait_for_timeout(500)  # KaTeX lays out each opened group as it renders
+        assert page.evaluate(WIDE_FORMULAS) == []
+    finally:
+        context.close()
