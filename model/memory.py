@@ -246,24 +246,27 @@ def training_activations(
     per_token_layer *= regime.activation_scale
     tokens = micro_batch * seq_len
     layers_per_stage = math.ceil(arch.layers / pp)
+    # What a stage keeps per micro-batch in flight, and the one layer being recomputed, whose
+    # activations are held again while its backward runs.
     if recompute == "full":
         redone = layers_per_stage if recomputed_layers is None else min(recomputed_layers, layers_per_stage)
         kept = stats.layer_input_bytes_per_token * regime.activation_scale
-        stored = kept * redone + per_token_layer * (layers_per_stage - redone)
-        # The layer being recomputed holds its activations again while its backward runs.
-        stage = stored * tokens * in_flight + (per_token_layer * tokens if redone else 0.0)
+        stored = (kept * redone + per_token_layer * (layers_per_stage - redone)) * tokens
+        transient = per_token_layer * tokens if redone else 0.0
     elif recompute == "selective" and flash_attention:
-        kept = stats.op_checkpoint_bytes_per_token_layer * regime.activation_scale
-        stage = kept * tokens * layers_per_stage * in_flight + per_token_layer * tokens
+        stored = stats.op_checkpoint_bytes_per_token_layer * regime.activation_scale * tokens * layers_per_stage
+        transient = per_token_layer * tokens
     else:
-        stage = per_token_layer * tokens * layers_per_stage * in_flight
+        stored, transient = per_token_layer * tokens * layers_per_stage, 0.0
+    stage = stored * in_flight + transient
     if vp > 1 and pp > 1:
         stage *= 1.0 + (pp - 1) / (pp * vp)
     first_stage = stage / tp
     logits = tokens * arch.vocab * LOGIT_BYTES / tp
     if pp == 1:
         return first_stage + logits
-    return max(first_stage, per_token_layer * tokens * layers_per_stage / tp + logits)
+    # The last stage keeps one micro-batch in flight, recomputed by the same rule, and the logits.
+    return max(first_stage, (stored + transient) / tp + logits)
 
 
 def combined_memory(states: TrainingStates, activations: float, runtime_bytes: float) -> TrainingMemory:

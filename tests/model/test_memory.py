@@ -2,7 +2,7 @@ import pytest
 
 from model import Scenario, default_catalog, estimate
 from model.inference import ServingLoad, inference_memory, kv_bytes_per_sequence
-from model.memory import Layout, training_memory, training_regime, training_states
+from model.memory import LOGIT_BYTES, Layout, training_activations, training_memory, training_regime, training_states
 
 MODELS = default_catalog().models
 LLAMA2_7B = MODELS["llama-2-7b"].architecture
@@ -161,3 +161,16 @@ def test_zero3_gathers_only_the_experts_an_expert_parallel_rank_holds():
     assert none == pytest.approx(2 * 2 * (dense + experts))
     assert wide == pytest.approx(2 * 2 * max(dense + experts / 8, stats.head_params))
     assert wide < none / 2
+
+
+@pytest.mark.parametrize("recompute", ["full", "selective"])
+def test_the_last_pipeline_stage_recomputes_too(recompute):
+    # 1F1B's last stage keeps one micro-batch in flight and the logits; recomputation there keeps
+    # what it keeps on every stage, not every layer's activations.
+    regime = training_regime(LLAMA3_8B, "bf16", "adamw", "none", 16, True)
+    shape = {"tp": 1, "pp": 4, "seq_len": 8192, "micro_batch": 1, "flash_attention": True}
+    one_in_flight = training_activations(LLAMA3_8B, regime, in_flight=1, recompute=recompute, **shape)
+    every_layer = training_activations(LLAMA3_8B, regime, in_flight=1, recompute="none", **shape)
+    logits = 8192 * LLAMA3_8B.vocab * LOGIT_BYTES
+    assert one_in_flight < every_layer
+    assert one_in_flight - logits < 0.6 * (every_layer - logits)  # 8 layers a stage: 0.55 selective, 0.14 full
