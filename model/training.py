@@ -38,6 +38,8 @@ from model.scenario import Recompute, Resolved, trains_adapters
 __all__ = [
     "StepTime",
     "TrainingWork",
+    "attention_core_rate",
+    "elementwise_bytes",
     "interleaved",
     "matmul_passes",
     "step_time",
@@ -179,7 +181,7 @@ def training_work(
         matmul_flops_mlp=mlp_matmul,
         matmul_flops_head=head_matmul,
         attention_core_flops=attention_passes * attention_forward * tokens_per_step / cards_used,
-        elementwise_bytes=_elementwise_bytes(activation_bytes, arch.layers, tokens_per_step, cards_used),
+        elementwise_bytes=elementwise_bytes(activation_bytes, arch.layers, tokens_per_step, cards_used),
         optimizer_params=regime.trainable_params / (cards_used if layout.zero >= 1 else layout.tp * layout.pp),
         tokens_per_step=tokens_per_step,
         steps=r.tokens / tokens_per_step,
@@ -200,7 +202,7 @@ def training_work(
     )
 
 
-def _elementwise_bytes(activation_bytes: float, layers: int, tokens: float, cards: int) -> float:
+def elementwise_bytes(activation_bytes: float, layers: int, tokens: float, cards: int) -> float:
     """Bytes of non-matrix traffic per GPU per step (the factor is applied with efficiencies)."""
     return activation_bytes * layers * tokens / cards
 
@@ -227,16 +229,12 @@ def step_time(
     attention_eff = matmul_efficiency(eff, compute_key, work.attention_gemm_work, ceiling_share) * realised
     mlp_eff = matmul_efficiency(eff, compute_key, work.mlp_gemm_work, ceiling_share) * realised
     head_eff = matmul_efficiency(eff, compute_key, work.head_gemm_work, ceiling_share) * realised
-    # Attention cores run in 16-bit even when the products run in FP8 (Transformer Engine).
-    core_key = "bf16" if "bf16" in gpu.dense_flops_per_s else compute_key
-    core_peak = gpu.dense_flops_per_s.get(core_key, peak)
-    core_eff = matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul * realised
     bandwidth = achievable_bandwidth(gpu, eff)
     compute = (
         work.matmul_flops_attention / (peak * attention_eff)
         + work.matmul_flops_mlp / (peak * mlp_eff)
         + work.matmul_flops_head / (peak * head_eff)
-        + work.attention_core_flops / (core_peak * core_eff)
+        + work.attention_core_flops / attention_core_rate(r, compute_key, peak, eff)
         + work.elementwise_bytes * eff.elementwise_traffic_factor / bandwidth
     )
     # Dropless MoE layers wait on the host for their token counts (Efficiencies.moe_layer_host_s).
@@ -285,6 +283,18 @@ def step_time(
     bubble = (layout.pp - 1) / microbatches * (compute + moe_host)
     total = compute + moe_host + bubble + tensor + data + expert + transfer + optimizer
     return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, moe_host, total), vp)
+
+
+def attention_core_rate(r: Resolved, compute_key: str, peak: float, eff: Efficiencies) -> float:
+    """Return the FLOP/s a card's attention cores run at in training.
+
+    They run in 16-bit even when the products run in FP8 (Transformer Engine), at flash
+    attention's share of the largest products' rate.
+    """
+    core_key = "bf16" if "bf16" in r.gpu.dense_flops_per_s else compute_key
+    core_peak = r.gpu.dense_flops_per_s.get(core_key, peak)
+    realised = eff.training_matmul_vs_ceiling
+    return core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul * realised
 
 
 def matmul_passes(lora: bool, redone: float) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from model.architecture import OP_CHECKPOINT_SHARE
 from model.batch import default_global_batch
 from model.caches import BoundedMemo
-from model.efficiency import Efficiencies, matmul_efficiency
+from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
 from model.layouts.serving import forget_serving_choices
 from model.layouts.training import Knobs, TrainingPlan, TrainingSearch, search_training_layout
 from model.memory import (
@@ -23,6 +23,8 @@ from model.scenario import Recompute, Resolved
 from model.training import (
     StepTime,
     TrainingWork,
+    attention_core_rate,
+    elementwise_bytes,
     matmul_passes,
     step_time,
     training_work,
@@ -107,6 +109,15 @@ def plan_training(
         )  # fmt: skip
 
     floors: dict[tuple[int, int, int], float] = {}  # one pass, by (tp, ep, micro-batch): pp does not change it
+    # A token's attention cores (three passes at least) and element-wise traffic take the same time
+    # on any layout: step_time's own terms, so the bound stays below every step.
+    attention_forward = arch.stats.attention_flops_per_token_per_key * r.seq_len / 2.0
+    per_token_bytes = elementwise_bytes(
+        arch.stats.activation_bytes_per_token_layer * regime.activation_scale, arch.layers, 1.0, 1
+    )
+    fixed = 3.0 * attention_forward / attention_core_rate(r, key, peak, eff) + (
+        per_token_bytes * eff.elementwise_traffic_factor / achievable_bandwidth(r.gpu, eff)
+    )
 
     def compute_floor(tp: int, ep: int, micro_batch: int, redone_share: float) -> float:
         one_pass = floors.get((tp, ep, micro_batch))
@@ -114,7 +125,7 @@ def plan_training(
             one_pass = floors[tp, ep, micro_batch] = _matmul_pass_floor(
                 r, tp, ep, micro_batch=micro_batch, compute_key=key, peak=peak, ceiling_share=share, eff=eff
             )
-        return matmul_passes(lora, redone_share) * one_pass
+        return matmul_passes(lora, redone_share) * one_pass + fixed
 
     plans, timed = search_training_layout(
         arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.capacity_bytes,

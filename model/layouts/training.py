@@ -137,31 +137,29 @@ def search_training_layout(
     best = math.inf
     count = 0
 
-    def promising(tp: int, pp: int, ep: int, used: int, micro_batch: int, microbatches: int, chunks: int) -> bool:
-        # Its matrix products at their efficiency plus the smallest bubble any interleaving leaves
-        # bound a shape's time from below: only a bound under the best so far is worth sizing.
+    def promising(
+        tp: int, pp: int, ep: int, used: int, micro_batch: int, microbatches: int, chunks: int, redone: float
+    ) -> bool:
+        # Its compute at the best efficiency (``redone`` of the layers' products again) plus the least
+        # bubble any interleaving leaves bound its time from below: only one under the best is sized.
         if best == math.inf:
             return True
         bubble = (pp - 1) / (chunks * microbatches)
-        return compute_floor(tp, ep, micro_batch, 0.0) * (1.0 + bubble) / used < best
+        return compute_floor(tp, ep, micro_batch, redone) * (1.0 + bubble) / used < best
 
     plans = _fitting_plans(
         arch, knobs, pairs, modes, cards, gpus_per_node, seq_len, batch_sequences, capacity_bytes, memory_of,
-        partial, promising,
+        partial, promising, selective_redone,
     )  # fmt: skip
     for plan in plans:
         if not plan.fits:
             if lightest is None or plan.memory.total < lightest.memory.total:
                 lightest = plan
             continue
-        used = plan.layout.tp * plan.layout.pp * plan.layout.dp
-        chunks = _interleavings(arch, knobs, plan)
-        # Compute at the best efficiency plus the smallest bubble any interleaving leaves: a lower bound.
-        bubble = (plan.layout.pp - 1) / (max(chunks) * plan.microbatches)
+        (tp, pp, dp, ep, _), chunks = plan.layout, _interleavings(arch, knobs, plan)
         share = _redone_share(arch, plan, selective_redone)
-        floor = compute_floor(plan.layout.tp, plan.layout.ep, plan.micro_batch, share)
-        if best < math.inf and floor * (1.0 + bubble) / used >= best:
-            continue  # even that is slower than the best so far
+        if not promising(tp, pp, ep, tp * pp * dp, plan.micro_batch, plan.microbatches, max(chunks), share):
+            continue  # even its compute alone is slower than the best so far
         steps: dict[int, tuple[TrainingWork, StepTime]] = {}
         placed = False
         for vp in chunks:
@@ -258,7 +256,8 @@ def _fitting_plans(
     capacity_bytes: float,
     memory_of: MemoryOf,
     partial: bool,
-    promising: Callable[[int, int, int, int, int, int, int], bool],
+    promising: Callable[[int, int, int, int, int, int, int, float], bool],
+    selective_redone: float,
 ) -> Iterator[TrainingPlan]:
     """Yield, for every layout and recomputation mode, the lowest ZeRO stage that fits.
 
@@ -268,7 +267,8 @@ def _fitting_plans(
     recomputation is tried even when a lighter one fits: it leaves room for interleaved stages.
     With ``partial``, full recomputation covers the fewest layers that fit, at the lowest stage that
     fits and at the highest. A shape that is not ``promising`` (tp, pp, ep, cards used, micro-batch,
-    micro-batches, most chunks per stage) is not sized.
+    micro-batches, most chunks per stage, share of the layers' products run again) is not sized,
+    nor its selective recomputation (``selective_redone`` of the products again) when that is not.
     """
     for t, p in pairs:
         replicas = knobs.dp or max(1, cards // (t * p))
@@ -286,9 +286,12 @@ def _fitting_plans(
                 fitted = False
                 interleavable = p > 2 and microbatches % p == 0
                 chunks = knobs.vp or (max(v for v in INTERLEAVING if p * v <= arch.layers) if interleavable else 1)
-                if not promising(t, p, ep, t * p * replicas, micro_batch, microbatches, chunks):
+                bound = (t, p, ep, t * p * replicas, micro_batch, microbatches, chunks)
+                if not promising(*bound, 0.0):
                     continue
                 for mode in modes:
+                    if mode == "selective" and not promising(*bound, selective_redone):
+                        continue  # something already fits faster than its products alone could run
                     lightest = _plan(arch, shape, stages[-1], mode, capacity_bytes, memory_of, knobs)
                     if not lightest.fits:
                         yield lightest
