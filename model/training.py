@@ -42,6 +42,7 @@ __all__ = [
     "elementwise_bytes",
     "interleaved",
     "matmul_passes",
+    "selective_products_redone",
     "step_time",
     "training_work",
     "wall_time",
@@ -136,7 +137,7 @@ def training_work(
     products_redone = 0.0  # share of the layers' matrix products (not the LM head's) run twice
     core_redone = redone
     if recompute == "selective" and s.flash_attention:
-        products_redone = 1.0 - OP_CHECKPOINT_SHARE
+        products_redone = selective_products_redone(flash_attention=True)
         extra = products_redone * (matmul_forward - 2.0 * stats.head_params)
     elif recompute == "selective":
         extra, core_redone = attention_forward, 1.0
@@ -295,6 +296,15 @@ def attention_core_rate(r: Resolved, compute_key: str, peak: float, eff: Efficie
     core_peak = r.gpu.dense_flops_per_s.get(core_key, peak)
     realised = eff.training_matmul_vs_ceiling
     return core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul * realised
+
+
+def selective_products_redone(*, flash_attention: bool) -> float:
+    """Return the share of the layers' matrix products selective recomputation runs again.
+
+    With flash attention it is per-op checkpointing (every product not kept runs again); without,
+    Korthikanti's, which reruns only the attention core.
+    """
+    return 1.0 - OP_CHECKPOINT_SHARE if flash_attention else 0.0
 
 
 def matmul_passes(lora: bool, redone: float) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from model.architecture import OP_CHECKPOINT_SHARE
 from model.batch import default_global_batch
 from model.caches import BoundedMemo
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
@@ -26,6 +25,7 @@ from model.training import (
     attention_core_rate,
     elementwise_bytes,
     matmul_passes,
+    selective_products_redone,
     step_time,
     training_work,
     wall_time,
@@ -108,7 +108,10 @@ def plan_training(
             lora=lora,
         )  # fmt: skip
 
-    floors: dict[tuple[int, int, int], float] = {}  # one pass, by (tp, ep, micro-batch): pp does not change it
+    # One pass of the layers' products and of the LM head's, by (tp, ep, micro-batch): pp does not
+    # change them. Recomputation is counted on the layers only (selective never reruns the head),
+    # which keeps the bound below every mode's step.
+    floors: dict[tuple[int, int, int], tuple[float, float]] = {}
     # A token's attention cores (three passes at least) and element-wise traffic take the same time
     # on any layout: step_time's own terms, so the bound stays below every step.
     attention_forward = arch.stats.attention_flops_per_token_per_key * r.seq_len / 2.0
@@ -125,12 +128,13 @@ def plan_training(
             one_pass = floors[tp, ep, micro_batch] = _matmul_pass_floor(
                 r, tp, ep, micro_batch=micro_batch, compute_key=key, peak=peak, ceiling_share=share, eff=eff
             )
-        return matmul_passes(lora, redone_share) * one_pass + fixed
+        layers, head = one_pass
+        return matmul_passes(lora, redone_share) * layers + matmul_passes(lora, 0.0) * head + fixed
 
     plans, timed = search_training_layout(
         arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.capacity_bytes,
         seq_len=r.seq_len, batch_sequences=s.global_batch or default_global_batch(arch, r.tokens, s.cards, r.seq_len),
-        selective_redone=(1.0 - OP_CHECKPOINT_SHARE) if s.flash_attention else 0.0, compute_floor=compute_floor,
+        selective_redone=selective_products_redone(flash_attention=s.flash_attention), compute_floor=compute_floor,
         memory_of=memory_of, timer=timer,
     )  # fmt: skip
     search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed, {})
@@ -166,8 +170,8 @@ def _matmul_pass_floor(
     peak: float,
     ceiling_share: float | None,
     eff: Efficiencies,
-) -> float:
-    """Return the seconds one card would spend on one pass of one token's matrix products.
+) -> tuple[float, float]:
+    """Return the seconds one card would spend on one pass of one token's layer products, and of its LM head.
 
     The same products at the same shape-dependent efficiencies as :func:`model.training.step_time`,
     without attention cores, element-wise work, communication or bubble: times :func:`matmul_passes`
@@ -191,4 +195,5 @@ def _matmul_pass_floor(
     )
     mlp_flops = 2.0 * (stats.matmul_params_active - stats.attention_params - stats.head_params)
     mlp = mlp_flops / matmul_efficiency(eff, compute_key, mlp_work, ceiling_share)
-    return (attention + head + mlp) / (peak * eff.training_matmul_vs_ceiling)
+    rate = peak * eff.training_matmul_vs_ceiling
+    return (attention + mlp) / rate, head / rate
