@@ -12,23 +12,19 @@ from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
 from model.inference import (
     DecodeStep,
-    ServingLoad,
-    ideal_decode_step,
-    inference_memory,
     loaded_serving,
     serving_rates,
 )
 from model.layouts.plan import plan_training
-from model.layouts.serving import InferencePlan, plan_serving
-from model.layouts.training import CANDIDATES_SHOWN
-from model.memory import RUNTIME_BYTES, training_regime
+from model.layouts.serving import plan_serving
+from model.memory import training_regime
 from model.precision import compute_precision
-from model.results import Estimate, InferenceEstimate, Note, Range, ServingCandidate, TrainingEstimate
+from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, step_time, wall_time
 from model.units import GB, HOUR_S
 
-__all__ = ["PARAMS_TOLERANCE", "estimate", "serving_load", "training_precision"]
+__all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision"]
 
 PARAMS_TOLERANCE = 0.02
 """A parameter count and a shape that disagree by more than this are reported (the catalog's own
@@ -37,21 +33,6 @@ presets are within 2 % of their official counts)."""
 
 def _bytes(value: float) -> str:
     return f"{value / GB:,.1f} GB"
-
-
-def serving_load(r: Resolved) -> ServingLoad:
-    """Return what each sequence of the scenario brings to a serving replica.
-
-    An accelerator attached to a host carries a runtime context; a bare CPU server does not.
-    """
-    s = r.scenario
-    return ServingLoad(
-        precision=r.precision,
-        kv_precision=r.kv_precision,
-        context=float(s.prompt_len + s.output_len),
-        prompt_len=s.prompt_len,
-        runtime_bytes=RUNTIME_BYTES if r.gpu.host_link else 0.0,
-    )
 
 
 def training_precision(r: Resolved) -> str:
@@ -64,6 +45,11 @@ def training_precision(r: Resolved) -> str:
     return r.precision
 
 
+_new_range = tuple.__new__
+"""Range's tuple constructor called directly: every estimate builds a dozen ranges, and the
+named tuple's Python-level __new__ costs more than the comparisons that find their ends."""
+
+
 def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
     """Return each known figure's low and high over the three efficiency sets (unknown ones left out)."""
     ranges = {}
@@ -72,7 +58,7 @@ def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
             continue
         # Plain comparisons: this runs for every figure of every estimate, and min()/max() cost more.
         low, high = (a, b) if a < b else (b, a)
-        ranges[name] = Range(c if c < low else low, c if c > high else high)
+        ranges[name] = _new_range(Range, (c if c < low else low, c if c > high else high))
     return ranges
 
 
@@ -195,26 +181,12 @@ def _inference(
     key, note = compute_precision(gpu, r.precision)
     if note:
         notes.append(Note("inference_no_tensor_cores", {"gpu": gpu.name, "precision": r.precision, "key": key}))
-    load = serving_load(r)
-    if load.context > arch.max_context:
-        notes.append(Note("context_too_long", {"context": f"{load.context:,.0f}", "limit": f"{arch.max_context:,}"}))
-    wanted = 1 if s.batch == "max" else int(s.batch)
-    choice = plan_serving(r, load, key, variants[0])
-    plan, ranked, largest, expected = choice.plan, choice.ranked, choice.largest, choice.expected
-
-    def batch_of(plan: InferencePlan) -> int:
-        return max(1, largest[plan.key]) if s.batch == "max" else wanted
-
-    most, batch = largest[plan.key], batch_of(plan)
-    memory = (
-        plan.memory
-        if batch == wanted
-        else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp, ep=plan.ep)
-    )
-    candidates = tuple(
-        ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
-        for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
-    )
+    context = s.prompt_len + s.output_len
+    if context > arch.max_context:
+        notes.append(Note("context_too_long", {"context": f"{context:,}", "limit": f"{arch.max_context:,}"}))
+    choice = plan_serving(r, key, variants[0])
+    plan, largest, memory, batch = choice.plan, choice.largest, choice.memory, choice.batch
+    most = largest[plan.key]
     fits = memory.total <= gpu.capacity_bytes
     if not fits:
         sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.capacity_bytes)}
@@ -222,8 +194,7 @@ def _inference(
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:
             notes.append(Note("inference_does_not_fit_some", {**sizes, "most": str(most)}))
-    ctx, first = expected[plan.key]
-    ideal = ideal_decode_step(r, ctx, batch)
+    ctx, first = choice.expected[plan.key]
     price = r.price_per_gpu_hour
     served = [first]
     for eff in variants[1:]:
@@ -253,7 +224,7 @@ def _inference(
         batch=batch,
         ttft_s=first.ttft_s,
         tpot_s=first.tpot_s,
-        tpot_roofline_s=ideal,
+        tpot_roofline_s=choice.roofline_tpot_s,
         decode_step_s=step.total,
         decode_tokens_per_s=first.tokens_per_s,
         decode_tokens_per_s_per_user=1.0 / first.tpot_s,
@@ -266,7 +237,7 @@ def _inference(
         ep=plan.ep,
         decode=step,
         compute_precision=key,
-        layout_candidates=candidates,
+        layout_candidates=choice.candidates,
     )
     return result, _ranges(**figures)
 

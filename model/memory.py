@@ -10,6 +10,7 @@ Serving memory is model.inference.memory.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -113,6 +114,8 @@ def lora_params(arch: Architecture, rank: int) -> float:
     return float(rank * (attention_dims * arch.layers + mlp_dims))
 
 
+# Every estimate asks, with few distinct answers; the regime is immutable and the architecture hashes once.
+@functools.lru_cache(maxsize=512)
 def training_regime(
     arch: Architecture,
     precision: str,

@@ -10,6 +10,7 @@ wider format the chip has, and the estimate says so in a warning.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ def _first_available(gpu: Gpu, options: tuple[str, ...]) -> str:
     return next(iter(gpu.dense_flops_per_s))
 
 
+# Asked twice per estimate; a GPU row hashes by identity, so the lookup is cheap.
+@functools.lru_cache(maxsize=1024)
 def compute_precision(gpu: Gpu, precision: str) -> tuple[str, str | None]:
     """Return the format the matrix products run in, and a warning if it differs.
 

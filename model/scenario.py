@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Final, Literal, NamedTuple, get_args
 
 from model.architecture import Architecture, MlpKind
@@ -119,13 +119,34 @@ class Scenario:
     draft_acceptance: float = 0.8
     """The chance each drafted token is accepted (DeepSeek-V3's MTP: 0.85-0.9, its report sec. 5.4.3)."""
     price_per_gpu_hour: float | None = None
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The scenario's hash, worked out on first use: each estimate's caches are keyed by it, and
+    hashing some fifty fields costs more than any one lookup. Not at construction, where an
+    unhashable bad value would raise before validation could name the field."""
+
+    def __hash__(self) -> int:
+        found = self._hash
+        if found is None:
+            found = hash(_scenario_values(self))
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Rebuilt from its values, so a copy from another process hashes afresh (string hashes
+        # differ between processes).
+        return _scenario_from_values, (_scenario_values(self),)
 
     def to_dict(self) -> dict[str, object]:
         """Return the fields as a plain dict (for JSON, YAML and URLs)."""
         return {name: getattr(self, name) for name in SCENARIO_FIELDS}
 
 
-SCENARIO_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Scenario))
+SCENARIO_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Scenario) if f.init)
+_scenario_values = operator.attrgetter(*SCENARIO_FIELDS)
+
+
+def _scenario_from_values(values: tuple[Any, ...]) -> Scenario:
+    return Scenario(**dict(zip(SCENARIO_FIELDS, values, strict=True)))
 
 
 class Resolved(NamedTuple):

@@ -10,8 +10,8 @@ import dataclasses
 from typing import NamedTuple
 
 from model.catalog import Catalog, Gpu, default_catalog
-from model.estimate import estimate, serving_load
-from model.layouts.serving import serving_layouts
+from model.estimate import estimate
+from model.layouts.serving import serving_layouts, serving_load
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, resolve
 

@@ -20,6 +20,7 @@ from model.inference import (
     LoadedServing,
     ServingContext,
     ServingLoad,
+    ideal_decode_step,
     inference_memory,
     loaded_serving,
     max_batch_that_fits,
@@ -28,6 +29,9 @@ from model.inference import (
     serving_rates,
 )
 from model.layouts.grid import model_parallel_pairs, powers_of_two
+from model.layouts.training import CANDIDATES_SHOWN
+from model.memory import RUNTIME_BYTES
+from model.results import ServingCandidate
 from model.scenario import Resolved
 
 __all__ = [
@@ -39,6 +43,7 @@ __all__ = [
     "plan_serving",
     "replica_name",
     "serving_layouts",
+    "serving_load",
 ]
 
 
@@ -153,6 +158,14 @@ class ServingChoice(NamedTuple):
     largest: dict[tuple[int, int, int], int]
     """The most sequences a replica holds: every replica's when the batch is "max", else the chosen one's."""
     expected: dict[tuple[int, int, int], tuple[ServingContext, LoadedServing]]
+    batch: int
+    """The sequences the chosen replica serves: the scenario's, or the most it holds for "max"."""
+    memory: InferenceMemory
+    """What a card of the chosen replica holds at ``batch``."""
+    candidates: tuple[ServingCandidate, ...]
+    """The chosen replica first, then the runner-ups, each at the batch it would serve."""
+    roofline_tpot_s: float
+    """The chosen replica's time per token at datasheet peaks (:func:`ideal_decode_step`)."""
     range_served: dict[Efficiencies, LoadedServing]
     """The chosen replica served under the range's other efficiency sets, filled as estimates ask
     (a function of the same resolved scenario, so cached with the choice)."""
@@ -161,7 +174,22 @@ class ServingChoice(NamedTuple):
 _SERVING_CHOICES: BoundedMemo[tuple[Resolved, Efficiencies], ServingChoice] = BoundedMemo(512)
 
 
-def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) -> ServingChoice:
+def serving_load(r: Resolved) -> ServingLoad:
+    """Return what each sequence of the scenario brings to a serving replica.
+
+    An accelerator attached to a host carries a runtime context; a bare CPU server does not.
+    """
+    s = r.scenario
+    return ServingLoad(
+        precision=r.precision,
+        kv_precision=r.kv_precision,
+        context=float(s.prompt_len + s.output_len),
+        prompt_len=s.prompt_len,
+        runtime_bytes=RUNTIME_BYTES if r.gpu.host_link else 0.0,
+    )
+
+
+def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     """Size and score every serving replica of ``r`` under ``eff`` and pick one (:func:`choose_serving_layout`).
 
     Cached by the resolved scenario: pages and sweeps ask for the same serving many times.
@@ -170,6 +198,7 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     if found is not None:
         return found
     s, arch, gpu = r.scenario, r.arch, r.gpu
+    load = serving_load(r)
     wanted = 1 if s.batch == "max" else int(s.batch)
     budget = serving_capacity(gpu.capacity_bytes)
     plans = serving_layouts(
@@ -197,7 +226,22 @@ def plan_serving(r: Resolved, load: ServingLoad, key: str, eff: Efficiencies) ->
     )
     if plan.key not in largest:
         largest[plan.key] = max_batch_that_fits(arch, budget, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
-    choice = ServingChoice(plan, ranked, largest, expected, {})
+
+    def batch_of(option: InferencePlan) -> int:
+        return max(1, largest[option.key]) if s.batch == "max" else wanted
+
+    batch = batch_of(plan)
+    memory = (
+        plan.memory
+        if batch == wanted
+        else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp, ep=plan.ep)
+    )
+    candidates = tuple(
+        ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
+        for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
+    )
+    roofline = ideal_decode_step(r, expected[plan.key][0], batch)
+    choice = ServingChoice(plan, ranked, largest, expected, batch, memory, candidates, roofline, {})
     return _SERVING_CHOICES.put((r, eff), choice)
 
 

@@ -118,3 +118,27 @@ def test_an_unknown_id_is_refused_every_time():
         with pytest.raises(ScenarioError) as caught:
             resolve(Scenario(gpu="no-such-gpu"), CATALOG)
         assert caught.value.field == "gpu"
+
+
+def test_a_scenario_hashes_by_its_values_and_a_copy_hashes_afresh():
+    import dataclasses
+    import pickle
+
+    first, second = Scenario(cards=8, tokens=1e12), Scenario(cards=8, tokens=1e12)
+    assert hash(first) == hash(second)
+    changed = dataclasses.replace(first, cards=16)
+    assert changed != first
+    assert hash(changed) == hash(Scenario(cards=16, tokens=1e12))
+    copy = pickle.loads(pickle.dumps(first))
+    assert copy == first
+    assert copy._hash is None  # rebuilt from its values, not carrying another process's hash
+    assert hash(copy) == hash(first)
+    assert "_hash" not in first.to_dict()
+
+
+def test_an_unhashable_value_is_refused_naming_its_field():
+    # A scenario is hashed when it is first looked up, after validation: a bad value never
+    # becomes a TypeError.
+    with pytest.raises(ScenarioError) as caught:
+        resolve(Scenario(cards=[8]), CATALOG)  # type: ignore[arg-type]
+    assert caught.value.field == "cards"
