@@ -15,11 +15,10 @@ from typing import Any, NoReturn
 
 from model.catalog import CatalogError, default_catalog, load_user_catalog
 from model.commands.listing import LISTS, catalog_table
+from model.commands.summary import summary
 from model.estimate import estimate
-from model.layouts.serving import replica_name
 from model.limits import ScenarioError
 from model.precision import KV_PRECISIONS, PRECISIONS
-from model.results import Estimate
 from model.scenario import (
     FINETUNE_MODES,
     MAX_BATCH,
@@ -28,7 +27,7 @@ from model.scenario import (
     SCENARIO_FIELDS,
     Scenario,
 )
-from model.units import DAY_S, GB, parse_quantity
+from model.units import parse_quantity
 
 __all__ = ["main"]
 
@@ -200,50 +199,6 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _summary(result: Estimate) -> str:
-    t, i = result.training, result.inference
-    inputs = result.inputs
-    lines = [
-        f"{inputs['model_name']} ({inputs['params'] / 1e9:,.2f}B params) on "
-        f"{inputs['cards']} x {inputs['gpu_name']}, {inputs['precision']}",
-        "training:",
-        f"  fits: {'yes' if t.fits else 'no'}; memory per card {t.memory_per_gpu.total / GB:,.1f} GB "
-        f"(weights {t.memory_per_gpu.weights / GB:,.1f}"
-        + (f" of which adapters {t.memory_per_gpu.adapters / GB:,.2f}, " if t.memory_per_gpu.adapters else ", ")
-        + f"gradients {t.memory_per_gpu.gradients / GB:,.1f}, optimizer {t.memory_per_gpu.optimizer / GB:,.1f}, "
-        f"activations {t.memory_per_gpu.activations / GB:,.1f}, other {t.memory_per_gpu.other / GB:,.1f})",
-        f"  layout: tp {t.parallelism.tp} x pp {t.parallelism.pp} x dp {t.parallelism.dp}, ep {t.parallelism.ep}"
-        + (f", {t.vp} chunks per stage" if t.vp > 1 else "")
-        + f", ZeRO {t.parallelism.zero}, recompute {t.recompute}"
-        + (
-            f" ({t.recomputed_layers} of {-(-result.resolved.arch.layers // t.parallelism.pp)} layers per stage)"
-            if t.recompute == "full"
-            else ""
-        )
-        + f"; {t.microbatches} micro-batches of {t.micro_batch} per replica, {t.global_batch:,} sequences per step"
-        + f" (fastest of {t.layouts_timed} layouts timed)",
-        f"  {t.tokens:.3g} tokens: {t.total_flops:.3g} FLOPs, {t.time_s / DAY_S:,.1f} days, "
-        f"{t.gpu_hours:,.0f} GPU-hours, "
-        + (f"${t.cost_usd:,.0f}, " if t.cost_usd is not None else "")
-        + (f"{t.energy_kwh:,.0f} kWh, " if t.energy_kwh is not None else "")
-        + f"MFU {t.mfu:.0%}, {t.tokens_per_s_per_gpu:,.0f} tokens/s per card",
-        "inference:",
-        f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
-        f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
-        f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch} (max {i.max_batch})",
-        f"  TTFT {i.ttft_s * 1e3:,.1f} ms, TPOT {i.tpot_s * 1e3:,.2f} ms (roofline {i.tpot_roofline_s * 1e3:,.2f} ms), "
-        f"{i.decode_tokens_per_s_per_user:,.1f} tokens/s per user, {i.decode_tokens_per_s:,.0f} tokens/s in total, "
-        f"{i.bound}-bound"
-        + (
-            f", ${i.cost_per_million_output_tokens_usd:,.2f} per million output tokens"
-            if i.cost_per_million_output_tokens_usd is not None
-            else ""
-        ),
-    ]
-    lines += [f"warning: {w}" for w in result.warnings]
-    return "\n".join(lines)
-
-
 def _validate(*, as_json: bool) -> None:
     """Print the validation report, as text or one JSON object."""
     # Imported here: only this command reads the reference measurements.
@@ -298,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(_finite(result.to_dict()), allow_nan=False))
     else:
-        print(_summary(result))
+        print(summary(result, catalog))
     return 0
 
 

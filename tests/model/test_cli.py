@@ -135,6 +135,18 @@ def test_a_human_summary_is_printed_without_json(capsys):
     assert "DeepSeek-R1" in out and "TPOT" in out and "tokens/s" in out
 
 
+def test_a_summary_gives_no_time_or_cost_for_what_does_not_fit_and_names_what_would(capsys):
+    main(["estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--cards", "1"])
+    training = capsys.readouterr().out.split("inference:")[0]
+    assert "fits: no" in training
+    assert "days" not in training and "GPU-hours" not in training and "$" not in training
+    assert "not run: needs" in training and "fits with: 2 cards" in training
+    main(["estimate", "--model", "llama-3.1-405b", "--gpu", "h100-sxm", "--cards", "1", "--batch", "1"])
+    serving = capsys.readouterr().out.split("inference:")[1]
+    assert "TPOT" not in serving and "per million" not in serving
+    assert "not run: needs" in serving and "fits with:" in serving
+
+
 @pytest.mark.parametrize(
     ("args", "flag", "hint"),
     [

@@ -1,0 +1,98 @@
+"""``python -m model estimate`` without ``--json``: the estimate as a few lines a person reads.
+
+A part that does not fit the cards is reported as such, with the changes that make it fit (each
+checked by the engine, :func:`model.analyses.verdict.goal_verdict`), never with a time or a price
+worked out for a setup that cannot run.
+"""
+
+from __future__ import annotations
+
+from model.analyses.verdict import Fix, Goal, goal_verdict
+from model.catalog import Catalog
+from model.layouts.serving import replica_name
+from model.results import Estimate
+from model.units import DAY_S, GB
+
+__all__ = ["summary"]
+
+
+def _gb(value: float) -> str:
+    return f"{value / GB:,.1f} GB"
+
+
+def _fix(fix: Fix) -> str:
+    value = fix.value
+    change = {
+        "cards": f"{value:,} cards" if isinstance(value, int) else str(value),
+        "precision": f"{value} weights",
+        "finetune": str(value).upper(),
+        "context": f"a context of {value:,} tokens" if isinstance(value, int) else str(value),
+        "seq_len": f"sequences of {value:,} tokens" if isinstance(value, int) else str(value),
+    }.get(fix.knob, f"{fix.knob} {value}")
+    return f"{change} ({_gb(fix.needed_bytes)} per card)"
+
+
+def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | None) -> str:
+    capacity = result.resolved.gpu.capacity_bytes
+    fixes = goal_verdict(result.resolved.scenario, goal, catalog).fixes
+    remedy = "; fits with: " + ", ".join(_fix(fix) for fix in fixes) if fixes else "; no single change makes it fit"
+    return f"not run: needs {_gb(needed)} per card, the card has {_gb(capacity)}, so no time or cost{remedy}"
+
+
+def summary(result: Estimate, catalog: Catalog | None = None) -> str:
+    """Return the estimate as text: inputs, then training and serving, then the warnings."""
+    t, i = result.training, result.inference
+    inputs = result.inputs
+    memory = t.memory_per_gpu
+    layers_per_stage = -(-result.resolved.arch.layers // t.parallelism.pp)
+    lines = [
+        f"{inputs['model_name']} ({inputs['params'] / 1e9:,.2f}B params) on "
+        f"{inputs['cards']} x {inputs['gpu_name']}, {inputs['precision']}",
+        "training:",
+        f"  fits: {'yes' if t.fits else 'no'}; memory per card {memory.total / GB:,.1f} GB "
+        f"(weights {memory.weights / GB:,.1f}"
+        + (f" of which adapters {memory.adapters / GB:,.2f}, " if memory.adapters else ", ")
+        + f"gradients {memory.gradients / GB:,.1f}, optimizer {memory.optimizer / GB:,.1f}, "
+        f"activations {memory.activations / GB:,.1f}, other {memory.other / GB:,.1f})",
+        f"  layout: tp {t.parallelism.tp} x pp {t.parallelism.pp} x dp {t.parallelism.dp}, ep {t.parallelism.ep}"
+        + (f", {t.vp} chunks per stage" if t.vp > 1 else "")
+        + f", ZeRO {t.parallelism.zero}, recompute {t.recompute}"
+        + (f" ({t.recomputed_layers} of {layers_per_stage} layers per stage)" if t.recompute == "full" else "")
+        + f"; {t.microbatches} micro-batches of {t.micro_batch} per replica, {t.global_batch:,} sequences per step"
+        + f" ({'fastest' if t.fits else 'lightest'} of {t.layouts_timed} layouts timed)",
+    ]
+    flops = f"  {t.tokens:.3g} tokens: {t.total_flops:.3g} FLOPs"
+    if t.fits:
+        lines.append(
+            f"{flops}, {t.time_s / DAY_S:,.1f} days, {t.gpu_hours:,.0f} GPU-hours, "
+            + (f"${t.cost_usd:,.0f}, " if t.cost_usd is not None else "")
+            + (f"{t.energy_kwh:,.0f} kWh, " if t.energy_kwh is not None else "")
+            + f"MFU {t.mfu:.0%}, {t.tokens_per_s_per_gpu:,.0f} tokens/s per card"
+        )
+    else:
+        goal: Goal = "pretrain" if result.resolved.scenario.finetune == "none" else "finetune"
+        lines.append(f"{flops}; {_not_run(result, goal, memory.total, catalog)}")
+    lines += [
+        "inference:",
+        f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
+        f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
+        f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch} (max {i.max_batch})",
+    ]
+    if i.fits:
+        lines.append(
+            f"  TTFT {i.ttft_s * 1e3:,.1f} ms, TPOT {i.tpot_s * 1e3:,.2f} ms "
+            f"(roofline {i.tpot_roofline_s * 1e3:,.2f} ms), "
+            f"{i.decode_tokens_per_s_per_user:,.1f} tokens/s per user, {i.decode_tokens_per_s:,.0f} tokens/s in total, "
+            f"{i.bound}-bound"
+            + (
+                f", ${i.cost_per_million_output_tokens_usd:,.2f} per million output tokens"
+                if i.cost_per_million_output_tokens_usd is not None
+                else ""
+            )
+        )
+    elif i.max_batch > 0:
+        lines.append(f"  not run at batch {i.batch}: at most {i.max_batch} sequences fit a replica, so no time or cost")
+    else:
+        lines.append(f"  {_not_run(result, 'serve', i.memory_per_gpu.total, catalog)}")
+    lines += [f"warning: {w}" for w in result.warnings]
+    return "\n".join(lines)
