@@ -80,9 +80,16 @@ def plan_training(
     # Neither depends on the cards or the links, so sweeps over those share them between searches.
     states, held, works = _sizes_for((arch, regime, r.seq_len, s.flash_attention, r.tokens, r.precision, s.finetune))
 
+    sized: dict[tuple[Layout, Recompute, int, int, int, int], TrainingMemory] = {}
+
     def memory_of(
         layout: Layout, mode: Recompute, redone: int, micro_batch: int, microbatches: int, vp: int
     ) -> TrainingMemory:
+        # The search asks again for a quarter of the shapes it sized (fitting, then the fewest layers recomputed).
+        asked = (layout, mode, redone, micro_batch, microbatches, vp)
+        found = sized.get(asked)
+        if found is not None:
+            return found
         if layout not in states:
             states[layout] = training_states(arch, regime, layout)
         shape = (layout.tp, layout.pp, micro_batch, min(layout.pp, microbatches), mode, redone, vp)
@@ -91,7 +98,8 @@ def plan_training(
                 arch, regime, tp=layout.tp, pp=layout.pp, seq_len=r.seq_len, micro_batch=micro_batch,
                 in_flight=shape[3], recompute=mode, flash_attention=s.flash_attention, vp=vp, recomputed_layers=redone,
             )  # fmt: skip
-        return combined_memory(states[layout], held[shape], runtime)
+        found = sized[asked] = combined_memory(states[layout], held[shape], runtime)
+        return found
 
     def timer(
         layout: Layout, mode: Recompute, redone: int, micro_batch: int, batch: int, microbatches: int

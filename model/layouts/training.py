@@ -179,11 +179,12 @@ def search_training_layout(
             work, step = steps[redone]
             chunked = interleaved(step, vp)
             per_token = chunked.total / (plan.global_batch * seq_len)
-            timed.append(
-                plan._replace(
-                    recomputed_layers=redone, vp=vp, memory=memory, step=chunked, work=work, seconds_per_token=per_token
-                )
-            )
+            # Built whole: NamedTuple._replace costs more than this loop's own arithmetic.
+            placed_plan = TrainingPlan(
+                plan.layout, plan.recompute, redone, plan.micro_batch, vp, plan.global_batch,
+                plan.microbatches, memory, True, chunked, work, per_token,
+            )  # fmt: skip
+            timed.append(placed_plan)
             best, placed = min(best, per_token), True
         if not placed and (lightest is None or plan.memory.total < lightest.memory.total):
             lightest = plan._replace(fits=False)
