@@ -225,7 +225,13 @@ def _compute_stats(a: Architecture) -> ArchitectureStats:
     attention_bytes = 2.0 * h + 2.0 * (q_width + kv_width) + 2.0 * out_width + latent_bytes
     inner_per_expert = 6.0 if a.mlp == "gated" else 4.0
     if a.is_moe:
-        moe_bytes = 2.0 * h + 4.0 * a.experts + (a.active_experts + a.shared_experts) * inner_per_expert * a.expert_ffn
+        # The router's input and fp32 logits; each routed copy's own input, which the dispatcher
+        # permutes into a new [tokens x top-k, hidden] tensor and its expert's first product keeps
+        # for the weight gradient (Megatron-Core's grouped experts take permuted_local_hidden_states);
+        # every active expert's inner tensors. A shared expert reads the layer's input in place.
+        routed_inputs = a.active_experts * 2.0 * h
+        inner = (a.active_experts + a.shared_experts) * inner_per_expert * a.expert_ffn
+        moe_bytes = 2.0 * h + 4.0 * a.experts + routed_inputs + inner
         dense_bytes = 2.0 * h + inner_per_expert * a.ffn
         mlp_bytes = (moe_layers * moe_bytes + dense_layers * dense_bytes) / a.layers
     else:

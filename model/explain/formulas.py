@@ -98,10 +98,13 @@ _TABLE: tuple[str | Formula, ...] = (
         "Activations stored for backward",
         r"M_{act} = a\, b\, s \left\lceil L/p \right\rceil \min(p, m) / t + 4\, b\, s\, V / t,"
         r"\quad a = 4h + (2h + 2w_{qkv} + 2w_o) + (2h + 6f)",
-        "Per token and layer at 16 bits with flash attention (a = 32h for GPT-3's shape); without flash "
-        "attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in flight, interleaving 1 + (p-1)/(pv) times more; "
+        "Per token and layer at 16 bits with flash attention (a = 32h for GPT-3's shape); a mixture-of-experts "
+        "MLP keeps 2h + 4E for the router and 2h + 6f_e for each of its k routed copies (each expert keeps its "
+        "own permuted input); without flash attention add 2 n_q s; 1F1B keeps min(p, m) micro-batches in "
+        "flight, interleaving 1 + (p-1)/(pv) times more; "
         "full recomputation of k of a stage's layers keeps only those layers' inputs (2h)",
-        "Korthikanti et al. 2022, sec. 4 (34h less 2h of dropout masks), 4.2.2 (sequence parallel), 4.2.3",
+        "Korthikanti et al. 2022, sec. 4 (34h less 2h of dropout masks), 4.2.2 (sequence parallel), 4.2.3; "
+        "routed copies: Megatron-Core's grouped experts take permuted_local_hidden_states [tokens x k, h]",
         "model.memory.training_memory",
     ),
     Formula(

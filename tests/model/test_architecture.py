@@ -94,3 +94,14 @@ def test_equal_shapes_hash_equal_and_a_changed_shape_does_not_compare_equal():
     assert same == base and hash(same) == hash(base)
     changed = dataclasses.replace(base, layers=base.layers + 1)
     assert changed != base and hash(changed) != hash(base)
+
+
+def test_each_routed_expert_keeps_its_own_copy_of_the_input_for_backward():
+    # The dispatcher permutes each token into top-k copies and each expert's first product keeps
+    # its copy for the weight gradient: one more active expert adds its input (2 bytes x hidden)
+    # as well as its inner tensors (gate, up, product: 6 bytes x expert width) per MoE layer.
+    base = default_catalog().models["qwen3-30b-a3b"].architecture
+    wider = base.with_overrides(active_experts=base.active_experts + 1)
+    share = base.stats.moe_layers / base.layers
+    added = wider.stats.activation_bytes_per_token_layer - base.stats.activation_bytes_per_token_layer
+    assert added == pytest.approx(share * (2.0 * base.hidden + 6.0 * base.expert_ffn))
