@@ -293,20 +293,50 @@ class Estimate(NamedTuple):
         return bounds
 
     def to_dict(self) -> dict[str, Any]:
-        """Return plain nested dicts and numbers (bytes, seconds, FLOPs, dollars, kWh)."""
+        """Return plain nested dicts and numbers (bytes, seconds, FLOPs, dollars, kWh).
+
+        A part that does not fit keeps its memory and layout (what was tried and how far off it
+        is) but gives no time, rate or price: null, not a figure for a setup that cannot run.
+        """
         training = _plain(self.training)
         training["parallelism"] = dict(self.training.parallelism._asdict())
         training["memory_per_gpu"].pop("adapters")  # a detail of the weights, not a part of the contract's
         inference = _plain(self.inference)
         inference["parallelism"] = {"tp": self.inference.tp, "pp": self.inference.pp, "dp": self.inference.dp}
+        not_run: set[str] = set()
+        if not self.training.fits:
+            not_run |= _TRAINING_RUN_FIGURES
+            training.update(dict.fromkeys(_TRAINING_RUN_FIGURES))
+        if not self.inference.fits:
+            not_run |= _SERVING_RUN_FIGURES
+            inference.update(dict.fromkeys(_SERVING_RUN_FIGURES))
+        capacity = self.resolved.gpu.capacity_bytes
+        for candidate in (*training["layout_candidates"], *inference["layout_candidates"]):
+            if candidate["memory_per_gpu"] > capacity:  # a runner-up that does not fit either
+                candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))
         return {
             "inputs": self.inputs,
             "training": training,
             "inference": inference,
-            "ranges": {name: {"low": r.low, "high": r.high} for name, r in self.ranges.items()},
+            "ranges": {name: {"low": r.low, "high": r.high} for name, r in self.ranges.items() if name not in not_run},
             "warnings": list(self.warnings),
             "notes": [{"code": note.code, "values": note.fields} for note in self.notes],
         }
+
+
+_TRAINING_RUN_FIGURES = frozenset(
+    {"time_s", "gpu_hours", "cost_usd", "energy_kwh", "tokens_per_s_per_gpu", "mfu", "step"}
+)
+"""What a training run takes once it runs: unknown (null) for one that does not fit."""
+_SERVING_RUN_FIGURES = frozenset(
+    {
+        "ttft_s", "tpot_s", "tpot_roofline_s", "decode_step_s", "decode_tokens_per_s",
+        "decode_tokens_per_s_per_user", "prefill_tokens_per_s", "cost_per_million_output_tokens_usd", "decode",
+    }
+)  # fmt: skip
+"""What serving gives once it runs: unknown (null) when the batch does not fit."""
+_CANDIDATE_RUN_FIGURES = frozenset({"time_s", "tpot_s", "decode_tokens_per_s"})
+"""A layout candidate's time and rate, null when it does not fit."""
 
 
 def _plain(value: Any) -> Any:

@@ -135,6 +135,21 @@ def test_a_human_summary_is_printed_without_json(capsys):
     assert "DeepSeek-R1" in out and "TPOT" in out and "tokens/s" in out
 
 
+def test_the_json_of_a_part_that_does_not_fit_has_its_memory_but_no_time_rate_or_price(capsys):
+    main(["estimate", "--model", "llama-3.1-405b", "--gpu", "h100-sxm", "--cards", "1", "--batch", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    training, inference = out["training"], out["inference"]
+    assert training["fits"] is False and inference["fits"] is False
+    assert training["memory_per_gpu"]["total"] > 0 and training["total_flops"] > 0
+    assert training["time_s"] is None and training["cost_usd"] is None and training["mfu"] is None
+    assert inference["tpot_s"] is None and inference["decode_tokens_per_s"] is None
+    assert all(c["time_s"] is None for c in training["layout_candidates"])
+    assert not {"time_s", "gpu_hours", "tpot_s", "decode_tokens_per_s"} & out["ranges"].keys()
+    main(["estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--cards", "8", "--json"])
+    fitting = json.loads(capsys.readouterr().out)
+    assert fitting["training"]["time_s"] > 0 and "time_s" in fitting["ranges"]
+
+
 def test_a_summary_gives_no_time_or_cost_for_what_does_not_fit_and_names_what_would(capsys):
     main(["estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--cards", "1"])
     training = capsys.readouterr().out.split("inference:")[0]
