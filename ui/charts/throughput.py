@@ -164,7 +164,14 @@ def user_speed_chart(
         chosen: the chosen batch's row, as for :func:`total_throughput_chart`.
         target: one row {per_user, target_ms, label}: the target as tokens/s per user (1000 / ms).
     """
-    y = alt.Y("per_user:Q", title=tr("Tokens/s per user"), scale=alt.Scale(zero=True), axis=alt.Axis(format="~s"))
+    # Log scale, as the total's: the roofline can sit ten times above what a server gives one user
+    # (a mixture of experts at batch 1), and a linear axis then flattens the expected curve.
+    y = alt.Y(
+        "per_user:Q",
+        title=tr("Tokens/s per user (log scale)"),
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format="~s", values=_RATE_TICKS),
+    )
     data = {"points": points, "lines": lines, "knee": knee, "chosen": chosen}
     target_tooltip = [
         alt.Tooltip("target_ms:Q", title=tr("Target (ms per token)"), format=",g"),
