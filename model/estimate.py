@@ -22,17 +22,13 @@ from model.precision import compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, step_time, wall_time
-from model.units import GB, HOUR_S
+from model.units import HOUR_S, format_gb
 
 __all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision"]
 
 PARAMS_TOLERANCE = 0.02
 """A parameter count and a shape that disagree by more than this are reported (the catalog's own
 presets are within 2 % of their official counts)."""
-
-
-def _bytes(value: float) -> str:
-    return f"{value / GB:,.1f} GB"
 
 
 def training_precision(r: Resolved) -> str:
@@ -93,7 +89,7 @@ def _training(
         crossing = {"tp": str(layout.tp), "per_node": str(r.gpus_per_node), "network": r.network.name}
         notes.append(Note("tp_across_nodes", crossing))
     if not plan.fits:
-        sizes = {"needed": _bytes(plan.memory.total), "capacity": _bytes(gpu.capacity_bytes)}
+        sizes = {"needed": format_gb(plan.memory.total), "capacity": format_gb(gpu.capacity_bytes)}
         notes.append(Note("training_does_not_fit", sizes))
     assert plan.work is not None  # the search counted the chosen layout's step already
     work = plan.work
@@ -189,7 +185,7 @@ def _inference(
     most = largest[plan.key]
     fits = memory.total <= gpu.capacity_bytes
     if not fits:
-        sizes = {"needed": _bytes(memory.total), "capacity": _bytes(gpu.capacity_bytes)}
+        sizes = {"needed": format_gb(memory.total), "capacity": format_gb(gpu.capacity_bytes)}
         if most == 0:
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:

@@ -18,6 +18,7 @@ __all__ = [
     "MIB",
     "TERA",
     "format_count",
+    "format_gb",
     "format_usd",
     "parse_quantity",
 ]
@@ -58,6 +59,11 @@ def parse_quantity(text: str | float | int) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{text!r} is not a finite number")
     return value
+
+
+def format_gb(value: float) -> str:
+    """Write bytes as decimal gigabytes to one decimal (``139.8 GB``), as the warnings and the CLI do."""
+    return f"{value / GB:,.1f} GB"
 
 
 def format_count(value: float) -> str:

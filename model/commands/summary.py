@@ -11,13 +11,9 @@ from model.analyses.verdict import Fix, Goal, goal_verdict
 from model.catalog import Catalog
 from model.layouts.serving import replica_name
 from model.results import Estimate
-from model.units import DAY_S, GB
+from model.units import DAY_S, GB, format_gb
 
 __all__ = ["summary"]
-
-
-def _gb(value: float) -> str:
-    return f"{value / GB:,.1f} GB"
 
 
 def _fix(fix: Fix) -> str:
@@ -29,14 +25,16 @@ def _fix(fix: Fix) -> str:
         "context": f"a context of {value:,} tokens" if isinstance(value, int) else str(value),
         "seq_len": f"sequences of {value:,} tokens" if isinstance(value, int) else str(value),
     }.get(fix.knob, f"{fix.knob} {value}")
-    return f"{change} ({_gb(fix.needed_bytes)} per card)"
+    return f"{change} ({format_gb(fix.needed_bytes)} per card)"
 
 
 def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | None) -> str:
     capacity = result.resolved.gpu.capacity_bytes
     fixes = goal_verdict(result.resolved.scenario, goal, catalog).fixes
     remedy = "; fits with: " + ", ".join(_fix(fix) for fix in fixes) if fixes else "; no single change makes it fit"
-    return f"not run: needs {_gb(needed)} per card, the card has {_gb(capacity)}, so no time or cost{remedy}"
+    return (
+        f"not run: needs {format_gb(needed)} per card, the card has {format_gb(capacity)}, so no time or cost{remedy}"
+    )
 
 
 def summary(result: Estimate, catalog: Catalog | None = None) -> str:

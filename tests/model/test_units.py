@@ -46,3 +46,10 @@ def test_format_count_writes_three_figures_with_a_t_b_or_m_suffix():
     assert format_count(500e6) == "500M"
     assert format_count(12_345) == "12,345"
     assert format_count(1e16) == "10,000T"  # never an exponent: the Costs slider once read "1e+04T tokens"
+
+
+def test_bytes_are_written_as_decimal_gigabytes_to_one_decimal():
+    from model.units import format_gb
+
+    assert format_gb(139.8e9) == "139.8 GB"
+    assert format_gb(6_841.5e9) == "6,841.5 GB"
