@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from model.units import GB, GIB, format_count, parse_quantity
+from model.units import GB, GIB, format_count, format_gb, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,5 @@ def test_format_count_writes_three_figures_with_a_t_b_or_m_suffix():
 
 
 def test_bytes_are_written_as_decimal_gigabytes_to_one_decimal():
-    from model.units import format_gb
-
     assert format_gb(139.8e9) == "139.8 GB"
     assert format_gb(6_841.5e9) == "6,841.5 GB"
