@@ -43,6 +43,15 @@ def test_median_error_is_at_most_15_percent_overall_and_25_percent_per_kind():
         assert score.median_abs_error <= 0.25, score
 
 
+KNOWN_MOE_SERVING_OUTLIERS = {
+    "sglang-deepseek-v3-fp8-8xmi300x-c100-sharegpt",
+    "sglang-deepseek-v32exp-fp8-8xb200-c100-sharegpt-dpattn",
+    "sglang-deepseek-v31-fp8-8xmi300x-c1-1k1k",
+    "sglang-llama4-scout-bf16-8xmi300x-c100-1k1k",
+}
+"""MoE serving runs off by 2x or more, each named with its cause in README's accuracy section."""
+
+
 def test_no_measurement_with_a_stated_card_count_is_off_by_2x_or_more():
     # Model cards that state only GPU-hours leave the card count to an assumption (their notes
     # say which); the bound holds where the run's cards are known, as given and as typed. MoE
@@ -64,9 +73,11 @@ def test_no_measurement_with_a_stated_card_count_is_off_by_2x_or_more():
         assert abs(row.error) <= 0.25 and row.typed >= 1.5 * row.predicted, row.reference.id
     assert len(off) <= 1, [row.reference.id for row in off]
     # Attention-DP ranks waiting for each other's prefills brought MLPerf's DeepSeek-R1 on B200
-    # under 2x; the two left are SGLang on MI300X under load (README).
-    moe = [row for row in REPORT.rows if row.reference.kind == "moe_serving" and row.ratio >= 2.0]
-    assert len(moe) <= 2, [row.reference.id for row in moe]
+    # under 2x. Off by more are only the runs README names: SGLang's attention-DP recipe on
+    # ShareGPT (2.6x slower than its own TP8 runs on MI300X and on B200 alike), and SGLang on
+    # MI300X with DeepSeek at one user and Llama 4 Scout under load. Any other is a regression.
+    moe = {row.reference.id for row in REPORT.rows if row.reference.kind == "moe_serving" and row.ratio >= 2.0}
+    assert moe <= KNOWN_MOE_SERVING_OUTLIERS, sorted(moe - KNOWN_MOE_SERVING_OUTLIERS)
 
 
 def test_every_training_run_with_a_stated_card_count_is_also_scored_as_a_user_would_type_it():
