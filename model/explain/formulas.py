@@ -134,7 +134,9 @@ _TABLE: tuple[str | Formula, ...] = (
         "Most concurrent sequences",
         r"b_{max} = \left\lfloor \frac{f C - M_w/(t p) - M_{runtime} - M_{chunk}}{M_{kv} + 4V/t} \right\rfloor",
         "Full load: the batch that fills the share f = {fraction} of the card's memory C a serving engine "
-        "budgets; C is what the driver reports less what it keeps",
+        "budgets; C is what the driver reports less what it keeps. A replica the engine chooses must also "
+        "hold the asked batch within f C while any does: one that needs more does not start with the "
+        "server's defaults",
         "vLLM gpu_memory_utilization and TensorRT-LLM free_gpu_memory_fraction (both 0.9 by default); "
         "C: nvidia-smi totals in data/gpus.yaml",
         "model.inference.max_batch_that_fits",

@@ -75,6 +75,7 @@ def serving_layouts(
     tp: int | None,
     pp: int | None,
     attention_dp: int | None = None,
+    budget_bytes: float | None = None,
 ) -> list[InferencePlan]:
     """Return the serving replicas that hold the weights and ``batch`` sequences, smallest first.
 
@@ -83,8 +84,11 @@ def serving_layouts(
     on every layer's all-reduce. A mixture of experts whose KV cache tensor parallelism cannot split
     over a node (MLA's latent, or fewer KV heads than cards) may also run attention data-parallel
     over a node or two with its experts split over the same cards (expert parallelism: DeepSeek-V3's
-    own deployment, sec. 3.4; SGLang's and TensorRT-LLM's attention DP). When none fits, only the
-    replica that comes closest, not fitting.
+    own deployment, sec. 3.4; SGLang's and TensorRT-LLM's attention DP). When the layout is the
+    engine's to choose, only replicas within ``budget_bytes`` (what a server budgets by default,
+    :data:`model.inference.memory.SERVING_MEMORY_FRACTION`) are offered while any is: a replica
+    whose weights fill the card past it does not start with the server's defaults, so no one runs
+    it unasked. When none fits the card, only the replica that comes closest, not fitting.
     """
     node = min(gpus_per_node, cards)
     shapes: list[tuple[int, int, int]]
@@ -114,7 +118,9 @@ def serving_layouts(
         elif fallback is None or memory.total < fallback.memory.total:
             fallback = candidate
     if fitting:
-        return fitting
+        chosen_freely = not (tp or pp or attention_dp)
+        within = [plan for plan in fitting if budget_bytes is None or plan.memory.total <= budget_bytes]
+        return within if chosen_freely and within else fitting
     assert fallback is not None
     return [fallback]
 
@@ -203,7 +209,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     budget = serving_capacity(gpu.capacity_bytes)
     plans = serving_layouts(
         arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp,
+        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, budget_bytes=budget,
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.

@@ -115,6 +115,19 @@ def test_under_load_the_replica_with_the_most_tokens_per_card_within_the_target_
         assert strict.tpot_s <= 0.03
 
 
+def test_a_chosen_replica_leaves_the_servers_default_memory_reserve_but_a_pinned_one_may_use_the_card():
+    # DeepSeek-V3 in FP8 on four B200s is 168 GB of weights per card: it fits the card, not the
+    # 90 % a server budgets by default (vLLM's gpu_memory_utilization), so it is not offered unasked.
+    base = {"model": "deepseek-v3", "gpu": "b200", "cards": 8, "precision": "fp8", "batch": 100}
+    gpu = CATALOG.gpus["b200"]
+    chosen = _serve(**base).inference
+    assert chosen.memory_per_gpu.total <= 0.9 * gpu.capacity_bytes
+    assert all(c.memory_per_gpu <= 0.9 * gpu.capacity_bytes for c in chosen.layout_candidates)
+    pinned = _serve(**base, tp=4, pp=1).inference
+    assert pinned.fits and pinned.memory_per_gpu.total > 0.9 * gpu.capacity_bytes
+    assert (pinned.tp, pinned.dp) == (4, 2)
+
+
 def test_cost_per_million_tokens_falls_with_utilisation_and_batch():
     base = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=32, utilization=0.5).inference
     busy = _serve(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=32, utilization=1.0).inference
