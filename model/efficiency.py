@@ -85,6 +85,11 @@ class Efficiencies:
     A forward pass pays it once per kernel (model.inference.context.kernels_per_pass): this,
     not the weight stream, sets batch-1 speed of models with many layers and many kernels
     per layer (MoE routing, MLA). Fitted once on every serving measurement."""
+    eager_kernel_s: float
+    """Serving: host time to launch one kernel when a step runs eagerly, not replayed as a CUDA graph.
+    SGLang PR #1401 (2024, bench_latency at batch 1): Llama 3 8B decodes in 7.06-7.35 ms with graphs
+    and 8.23-9.28 ms without (288 kernels here: 29-32 us each, the host slower than the GPU);
+    DeepSeek-Coder-V2-Lite in 6.22 ms with graphs and four times that without (560 kernels: 44 us)."""
     moe_layer_host_s: float
     """Training: time one MoE layer's pass (forward, backward or recomputation) of one micro-batch
     loses to the host. Dropless MoE needs each step's tokens-per-expert counts on the host (the
@@ -148,6 +153,7 @@ EXPECTED = Efficiencies(
     dequant_bandwidth=0.70,
     expert_read_half_bytes=12e6,
     kernel_floor_s=6e-6,
+    eager_kernel_s=35e-6,
     moe_layer_host_s=2.0e-3,
     collective_bandwidth=0.80,
     network_bandwidth=0.85,
@@ -206,6 +212,7 @@ def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
         collective_bandwidth=_capped(base.collective_bandwidth * links),
         network_bandwidth=_capped(base.network_bandwidth * links),
         kernel_floor_s=base.kernel_floor_s * overhead,
+        eager_kernel_s=base.eager_kernel_s * overhead,
         moe_layer_host_s=base.moe_layer_host_s * overhead,
         tp_overlap=min(0.95, base.tp_overlap * overlap),
         dp_overlap=min(0.98, base.dp_overlap * overlap),

@@ -25,7 +25,7 @@ from model.inference.context import (
     serving_rates,
 )
 from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
-from model.inference.load import LoadedServing, busiest_rank_prompts, loaded_serving
+from model.inference.load import LoadedServing, busiest_rank_prompts, eager_iteration_share, loaded_serving
 from model.inference.memory import (
     SERVING_MEMORY_FRACTION,
     InferenceMemory,
@@ -48,6 +48,7 @@ __all__ = [
     "ServingRates",
     "busiest_rank_prompts",
     "decode_step",
+    "eager_iteration_share",
     "elementwise_bytes_per_token",
     "expected_experts_touched",
     "ideal_decode_step",

@@ -3,7 +3,9 @@
 Its output rate is output tokens over prefill plus decode time (Orca, Yu et al. 2022;
 Sarathi-Serve, Agrawal et al. 2024, sec. 2). Under attention data parallelism the ranks step
 together, so an iteration lasts as long as its busiest rank's prefills (TensorRT-LLM tech blog 10,
-"ADP Balance Strategy": the iteration time is the maximum over ranks).
+"ADP Balance Strategy": the iteration time is the maximum over ranks), and one in which any rank
+prefills replays no rank's CUDA graph (SGLang's prepare_mlp_sync_batch_raw takes the minimum of
+the ranks' can_cuda_graph): the others decode eagerly, at the pace the host launches kernels.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from model.inference.decode import DecodeStep, decode_step
 from model.inference.prefill import prefill_time
 from model.scenario import Resolved
 
-__all__ = ["LoadedServing", "busiest_rank_prompts", "loaded_serving"]
+__all__ = ["LoadedServing", "busiest_rank_prompts", "eager_iteration_share", "loaded_serving"]
 
 
 class LoadedServing(NamedTuple):
@@ -33,6 +35,9 @@ class LoadedServing(NamedTuple):
     """Prompt tokens/s over ``replicas`` replicas when every user's prompt is prefilled."""
     bound: Literal["memory", "compute"]
     """Which side of the roofline the decode step is on."""
+    eager_s: float = 0.0
+    """Per output token, what decoding without CUDA graphs adds in iterations where some
+    attention-DP rank prefills (included in ``tpot_s``; 0 without attention DP)."""
 
 
 def busiest_rank_prompts(per_rank: float, ranks: int) -> float:
@@ -50,6 +55,16 @@ def busiest_rank_prompts(per_rank: float, ranks: int) -> float:
     return whole + 1.0 - (1.0 - extra) ** ranks
 
 
+def eager_iteration_share(per_rank: float, ranks: int) -> float:
+    """Return the share of iterations in which at least one of ``ranks`` ranks starts a prefill.
+
+    Each rank starts ``per_rank`` new requests an iteration (its sequences over the output length),
+    one at a time, so it prefills in that share of iterations (all of them from one a step on).
+    """
+    alone = min(1.0, per_rank)
+    return 1.0 - (1.0 - alone) ** ranks
+
+
 def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: int) -> LoadedServing:
     """Return what a loaded replica delivers at ``batch`` concurrent users.
 
@@ -63,19 +78,27 @@ def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch:
     all-to-all: a cycle pays output x (busiest rank's prompts per iteration) prompts' time, not
     batch / ep. TensorRT-LLM measured DeepSeek-V3 on 8 GB200 with attention DP 8 at a mean
     balance ratio of 54 % this way, and 1.33x the throughput once it scheduled prompts together.
+    In those iterations the other ranks decode without their CUDA graph: a step then lasts at
+    least its kernels' host launch time (:attr:`Efficiencies.eager_kernel_s`).
     """
     output = float(r.scenario.output_len)
     step = decode_step(r, ctx, batch, rates)
     single = prefill_time(r, ctx, 1, rates)
     prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
+    eager = 0.0
     if ctx.ep > 1 and batch > 1:
         per_rank = batch / ctx.ep
         prefill_all *= output * busiest_rank_prompts(per_rank / output, ctx.ep) / per_rank
+        launched = ctx.kernels * rates.eff.eager_kernel_s  # the host's pace for one eager step
+        if launched > step.total:
+            eager = eager_iteration_share(per_rank / output, ctx.ep) * (launched - step.total) / step.tokens_per_step
+    per_token = step.per_token + eager
     return LoadedServing(
         step=step,
-        tpot_s=step.per_token + prefill_all * (batch - 1) / batch / output,
+        tpot_s=per_token + prefill_all * (batch - 1) / batch / output,
         ttft_s=single + (0.5 * step.total if batch > 1 else 0.0),
-        tokens_per_s=replicas * batch * output / (prefill_all + output * step.per_token),
+        tokens_per_s=replicas * batch * output / (prefill_all + output * per_token),
         prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / prefill_all,
         bound="memory" if step.memory_time >= step.compute_time else "compute",
+        eager_s=eager,
     )

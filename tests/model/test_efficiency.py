@@ -23,7 +23,7 @@ from model.efficiency import (
 
 GPUS = default_catalog().gpus
 SHARES = ("memory_bandwidth", "collective_bandwidth", "network_bandwidth", "tp_overlap", "dp_overlap", "ep_overlap")
-OVERHEADS = ("kernel_floor_s", "hours_lost_per_failure", "run_overhead", "overlap_interference")
+OVERHEADS = ("kernel_floor_s", "eager_kernel_s", "hours_lost_per_failure", "run_overhead", "overlap_interference")
 
 
 def test_a_product_gets_closer_to_its_ceiling_as_it_grows_and_is_half_way_at_w0():

@@ -9,6 +9,7 @@ from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 from model.inference import (
     busiest_rank_prompts,
     decode_step,
+    eager_iteration_share,
     elementwise_bytes_per_token,
     loaded_serving,
     prefill_time,
@@ -311,3 +312,28 @@ def test_attention_dp_ranks_wait_for_each_others_prefills_so_a_cycle_pays_more_t
             assert served.tokens_per_s < 0.9 * together
         else:  # no ranks to wait for: the cycle is the prefill plus the decode
             assert served.tokens_per_s == pytest.approx(together, rel=1e-12)
+
+
+@pytest.mark.parametrize("per_rank", [0.0, 0.01, 0.07, 0.5, 1.0, 2.5])
+def test_the_share_of_iterations_with_a_prefill_somewhere_grows_with_the_ranks_up_to_all(per_rank):
+    shares = [eager_iteration_share(per_rank, ranks) for ranks in (1, 2, 8, 64)]
+    assert shares[0] == pytest.approx(min(1.0, per_rank))
+    assert shares == sorted(shares) and all(0.0 <= share <= 1.0 for share in shares)
+    assert (per_rank >= 1.0) == (shares[0] == 1.0)
+
+
+def test_attention_dp_ranks_decode_without_cuda_graphs_while_one_prefills_so_short_answers_pay_more():
+    # SGLang and TensorRT-LLM replay a rank's CUDA graph only when no rank prefills: DeepSeek's
+    # many small kernels then run at the host's pace, most often when answers are short.
+    base = {"model": "deepseek-r1", "gpu": "h200", "cards": 8, "precision": "fp8", "prompt_len": 300}
+    per_token = {}
+    for output in (150, 4000):
+        r, ctx, rates = _replica(Scenario(**base, output_len=output, attention_dp=8, batch=64))
+        served = loaded_serving(r, ctx, rates, 64, 1)
+        launched = ctx.kernels * rates.eff.eager_kernel_s
+        assert served.step.total < launched  # a 64-sequence step outruns the host launching it
+        assert 0.0 < served.eager_s < launched - served.step.total
+        per_token[output] = served.eager_s
+    assert per_token[150] > 5 * per_token[4000]
+    r, ctx, rates = _replica(Scenario(**base, output_len=150, tp=8, batch=64))
+    assert ctx.ep == 1 and loaded_serving(r, ctx, rates, 64, 1).eager_s == 0.0  # TP ranks prefill together
