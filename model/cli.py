@@ -149,7 +149,11 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     tr.add_argument("--no-master-weights", action="store_true", help="pure 16-bit training")
     tr.add_argument("--no-flash-attention", action="store_true")
     inf = p.add_argument_group("inference")
-    inf.add_argument("--batch", type=_batch, metavar="N|max")
+    inf.add_argument(
+        "--batch", type=_batch, metavar="N|max",
+        help="concurrent sequences on each serving replica (the estimate serves dp replicas, so dp x N in all; "
+        "pin --tp to put every card in one), or max: as many as fit",
+    )  # fmt: skip
     inf.add_argument("--prompt-len", type=_whole("a prompt length", 1, 100_000_000), metavar="N")
     inf.add_argument("--output-len", type=_whole("an output length", 1, 100_000_000), metavar="N")
     inf.add_argument("--utilization", type=_fraction, metavar="F")
