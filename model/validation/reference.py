@@ -18,11 +18,21 @@ from model.catalog import DATA_DIR, SAFE_LOADER, CatalogError
 from model.scenario import SCENARIO_FIELDS, Scenario
 from model.units import parse_quantity
 
-__all__ = ["KINDS", "PREDICTIONS", "TRAINING_KINDS", "TYPED_FIELDS", "Reference", "load_references"]
+__all__ = [
+    "KINDS",
+    "PREDICTIONS",
+    "SERVING_KINDS",
+    "TRAINING_KINDS",
+    "TYPED_FIELDS",
+    "TYPED_SERVING_FIELDS",
+    "Reference",
+    "load_references",
+]
 
 KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "moe_serving", "memory")
 """The kinds of measurement the estimate is scored on (cost entries are inputs, not predictions)."""
 TRAINING_KINDS: tuple[str, ...] = KINDS[:2]
+SERVING_KINDS: tuple[str, ...] = KINDS[2:4]
 PREDICTIONS: tuple[str, ...] = (
     "gpu_hours",
     "days",
@@ -50,6 +60,15 @@ TYPED_FIELDS: frozenset[str] = frozenset(
 )
 """What a user types for a training run: the model, the hardware, the cards, the data. Everything
 else (layout, micro-batch, global batch, ZeRO, recomputation, interleaving) is left to the engine."""
+TYPED_SERVING_FIELDS: frozenset[str] = frozenset(
+    {
+        *(name for name in TYPED_FIELDS if name not in {"tokens", "seq_len", "finetune"}),
+        *("kv_precision", "batch", "prompt_len", "output_len", "draft_tokens", "draft_acceptance"),
+    }
+)
+"""What a user types for a serving benchmark: the model, the hardware, the cards, the formats, the
+concurrency, the lengths and any speculative decoding. The replica (tensor and pipeline degrees,
+attention data parallelism) is left to the engine; the batch keeps its meaning, sequences per replica."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -71,8 +90,9 @@ class Reference:
     scenario: Scenario | None
     """None when the entry cannot be mapped (``unmapped`` says why)."""
     typed: Scenario | None = None
-    """The scenario with only :data:`TYPED_FIELDS`: a training run as a user would ask about it.
-    None for serving and memory entries, and for runs whose source gives no card count."""
+    """The scenario with only what a user would type (:data:`TYPED_FIELDS` for a training run,
+    :data:`TYPED_SERVING_FIELDS` for a serving one). None for memory entries and for runs whose
+    source gives no card count."""
     predict: str = ""
     assumptions: str = ""
     unmapped: str = ""
@@ -90,10 +110,12 @@ def _scenario(settings: dict[str, Any], ident: str) -> Scenario:
 
 
 def _typed(entry: dict[str, Any], mapping: dict[str, Any], ident: str) -> Scenario | None:
-    """Return the entry's scenario as a user would type it, when it is a training run with a stated card count."""
-    if not str(entry["kind"]).startswith("training") or entry.get("gpu_count") is None or "scenario" not in mapping:
+    """Return the entry's scenario as a user would type it: a training or serving run with a stated card count."""
+    kind = str(entry["kind"])
+    if kind not in TRAINING_KINDS + SERVING_KINDS or entry.get("gpu_count") is None or "scenario" not in mapping:
         return None
-    return _scenario({name: value for name, value in mapping["scenario"].items() if name in TYPED_FIELDS}, ident)
+    kept = TYPED_FIELDS if kind in TRAINING_KINDS else TYPED_SERVING_FIELDS
+    return _scenario({name: value for name, value in mapping["scenario"].items() if name in kept}, ident)
 
 
 @once

@@ -16,8 +16,9 @@ __all__ = ["BandPoint", "Nearby", "error_band", "format_report", "nearest"]
 def format_report(report: ValidationReport) -> str:
     """Render the report as a plain-text table and summary.
 
-    "as typed" is the prediction from only what a user would type for a training run with a stated
-    card count (model, GPU, cards, tokens, sequence, precision, network): the layout is the engine's.
+    "as typed" is the prediction from only what a user would type for a run with a stated card count
+    (training: model, GPU, cards, tokens, sequence, precision, network; serving: model, GPU, cards,
+    formats, batch, lengths, drafting): the layout is the engine's.
     """
     header = f"{'measurement':46} {'kind':19} {'measured':>12} {'predicted':>12} {'error':>8} {'as typed':>9}  unit"
     lines = [header]
@@ -37,7 +38,8 @@ def format_report(report: ValidationReport) -> str:
     worst_ratio = max((row.ratio for row in report.rows), default=1.0)
     lines.append(f"largest factor off: {worst_ratio:.2f}x")
     lines.append("")
-    lines.append("as a user would type it (only model, GPU, cards, tokens, sequence, precision, network):")
+    lines.append("as a user would type it (training: model, GPU, cards, tokens, sequence, precision, network;")
+    lines.append("serving: model, GPU, cards, precision, batch per replica, lengths, drafting):")
     for score in report.typed_kinds:
         errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
         lines.append(f"{score.kind:19} {score.entries:5} {errors} {'-':>9}  {score.worst_id}")

@@ -19,7 +19,7 @@ from model.memory import FRAGMENTATION, RUNTIME_BYTES
 from model.results import Estimate
 from model.scenario import resolve
 from model.units import DAY_S, GB, GIB, TERA
-from model.validation.reference import KINDS, TRAINING_KINDS, Reference, load_references
+from model.validation.reference import KINDS, SERVING_KINDS, TRAINING_KINDS, Reference, load_references
 
 __all__ = [
     "KindScore",
@@ -290,6 +290,7 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
         )
     kinds = tuple(_score(kind, (r for r in rows if r.reference.kind == kind)) for kind in KINDS)
     typed_kinds = tuple(
-        _score(kind, (r for r in rows if r.reference.kind == kind), typed=True) for kind in TRAINING_KINDS
+        _score(kind, (r for r in rows if r.reference.kind == kind), typed=True)
+        for kind in TRAINING_KINDS + SERVING_KINDS
     )
     return ValidationReport(tuple(rows), tuple(unmapped), kinds, _score("overall", rows), typed_kinds)

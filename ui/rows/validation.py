@@ -199,6 +199,8 @@ def validation_takeaway(report: ValidationReport) -> str:
             for score in typed
         )
         text += tr(  # the leading space joins two English sentences; the Chinese needs none
-            " Given only what a user would type (the engine choosing layout and batch): {scores}.", scores=scores
+            " Given only what a user would type (the engine choosing the layout, and for training the batch): "
+            "{scores}.",
+            scores=scores,
         )
     return text
