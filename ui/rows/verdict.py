@@ -58,6 +58,15 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
 def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     """One Markdown sentence: '**Serving fits** ...' or '**Serving does not fit**: ... It fits with ...'."""
     noun = tr(GOAL_NOUNS[verdict.goal])
+    if verdict.runs and verdict.goal == "serve":
+        # The serving verdict sizes one sequence (the model can be served at all); the batch's own
+        # memory is the VRAM page's serving section.
+        return tr(
+            "**{noun} fits**: {needed} of {capacity} usable per card for one sequence.",
+            noun=noun,
+            needed=bytes_gb(verdict.needed_bytes),
+            capacity=bytes_gb(verdict.capacity_bytes),
+        )
     if verdict.runs:
         return tr(
             "**{noun} fits**: {needed} of {capacity} usable per card.",
