@@ -118,7 +118,7 @@ def serving_layouts(
         elif fallback is None or memory.total < fallback.memory.total:
             fallback = candidate
     if fitting:
-        chosen_freely = not (tp or pp or attention_dp)
+        chosen_freely = not (tp or pp) and not (attention_dp and attention_dp > 1)  # attention_dp 1 only rules DP out
         within = [plan for plan in fitting if budget_bytes is None or plan.memory.total <= budget_bytes]
         return within if chosen_freely and within else fitting
     assert fallback is not None

@@ -127,6 +127,9 @@ def test_a_chosen_replica_leaves_the_servers_default_memory_reserve_but_a_pinned
     pinned = _serve(**base, tp=4, pp=1).inference
     assert pinned.fits and pinned.memory_per_gpu.total > 0.9 * gpu.capacity_bytes
     assert (pinned.tp, pinned.dp) == (4, 2)
+    # Ruling attention DP out still leaves the tensor-parallel degree to the engine, reserve kept.
+    no_dp = _serve(**base, attention_dp=1).inference
+    assert no_dp.ep == 1 and no_dp.memory_per_gpu.total <= 0.9 * gpu.capacity_bytes
     # On four cards nothing fits within the reserve: the card's whole memory decides, and it serves.
     four = _serve(**{**base, "cards": 4}).inference
     assert four.fits and four.memory_per_gpu.total > 0.9 * gpu.capacity_bytes
