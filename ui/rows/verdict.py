@@ -55,21 +55,18 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
     )
 
 
+_FITS = translatable("**{noun} fits**: {needed} of {capacity} usable per card.")
+_FITS_ONE_SEQUENCE = translatable("**{noun} fits**: {needed} of {capacity} usable per card for one sequence.")
+"""The serving verdict sizes one sequence (can the model be served at all); the batch's own memory
+is the VRAM page's serving section."""
+
+
 def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     """One Markdown sentence: '**Serving fits** ...' or '**Serving does not fit**: ... It fits with ...'."""
     noun = tr(GOAL_NOUNS[verdict.goal])
-    if verdict.runs and verdict.goal == "serve":
-        # The serving verdict sizes one sequence (the model can be served at all); the batch's own
-        # memory is the VRAM page's serving section.
-        return tr(
-            "**{noun} fits**: {needed} of {capacity} usable per card for one sequence.",
-            noun=noun,
-            needed=bytes_gb(verdict.needed_bytes),
-            capacity=bytes_gb(verdict.capacity_bytes),
-        )
     if verdict.runs:
         return tr(
-            "**{noun} fits**: {needed} of {capacity} usable per card.",
+            _FITS_ONE_SEQUENCE if verdict.goal == "serve" else _FITS,
             noun=noun,
             needed=bytes_gb(verdict.needed_bytes),
             capacity=bytes_gb(verdict.capacity_bytes),
