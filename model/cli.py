@@ -154,6 +154,11 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         help="concurrent sequences on each serving replica (the estimate serves dp replicas, so dp x N in all; "
         "pin --tp to put every card in one), or max: as many as fit",
     )  # fmt: skip
+    inf.add_argument(
+        "--concurrency", type=_whole("sequences in flight over all replicas", 1, MAX_BATCH), metavar="N",
+        help="sequences in flight over every replica, as a benchmark's --max-concurrency sets: each replica "
+        "serves its share (instead of --batch)",
+    )  # fmt: skip
     inf.add_argument("--prompt-len", type=_whole("a prompt length", 1, 100_000_000), metavar="N")
     inf.add_argument("--output-len", type=_whole("an output length", 1, 100_000_000), metavar="N")
     inf.add_argument("--utilization", type=_fraction, metavar="F")

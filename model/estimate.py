@@ -196,7 +196,7 @@ def _inference(
     for eff in variants[1:]:
         one = choice.range_served.get(eff)
         if one is None:
-            one = choice.range_served[eff] = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
+            one = choice.range_served[eff] = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.busy)
         served.append(one)
     steps: list[DecodeStep] = [one.step for one in served]
     costs: list[float | None] = [

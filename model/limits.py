@@ -48,6 +48,7 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "recompute_layers": (1, 2048),
     "draft_tokens": (0, 16),
     "attention_dp": (1, 4096),
+    "concurrency": (1, 10_000_000),
     "prompt_len": (1, 100_000_000),
     "output_len": (1, 100_000_000),
 }

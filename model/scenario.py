@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Literal, NamedTuple, get_args
 
 from model.architecture import Architecture, MlpKind
@@ -33,6 +33,7 @@ __all__ = [
     "Scenario",
     "resolve",
     "trains_adapters",
+    "with_batch",
 ]
 
 Recompute = Literal["none", "selective", "full"]
@@ -106,6 +107,9 @@ class Scenario:
     flash_attention: bool = True
     # inference
     batch: int | Literal["max"] = 1
+    concurrency: int | None = None
+    """Sequences in flight over every replica (what a load generator's max concurrency sets): each
+    replica serves its share, rounded up, and ``batch`` is left at 1. None: ``batch`` per replica."""
     prompt_len: int = 1024
     output_len: int = 256
     utilization: float = 0.7
@@ -147,6 +151,11 @@ _scenario_values = operator.attrgetter(*SCENARIO_FIELDS)
 
 def _scenario_from_values(values: tuple[Any, ...]) -> Scenario:
     return Scenario(**dict(zip(SCENARIO_FIELDS, values, strict=True)))
+
+
+def with_batch(scenario: Scenario, batch: int | Literal["max"]) -> Scenario:
+    """Return ``scenario`` serving ``batch`` sequences on each replica (a concurrency over all replicas dropped)."""
+    return replace(scenario, batch=batch, concurrency=None)
 
 
 class Resolved(NamedTuple):
@@ -191,6 +200,10 @@ def _validate(s: Scenario) -> None:
         isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= MAX_BATCH
     ):
         raise ScenarioError("batch", s.batch, f"a whole number from 1 to {MAX_BATCH:,}, or max")
+    if s.concurrency is not None and s.batch != 1:
+        raise ScenarioError(
+            "concurrency", s.concurrency, "batch (per replica) or concurrency (over all replicas), not both"
+        )
     if s.model is None and s.params is None and (s.layers is None or s.hidden is None):
         raise ScenarioError("model", None, "a preset id, or a parameter count (params), or layers and hidden")
     if s.heads is not None and s.kv_heads is not None and s.heads % s.kv_heads:

@@ -9,7 +9,7 @@ from typing import Literal, NamedTuple
 from model.analyses.exclusions import Reason
 from model.catalog import Catalog
 from model.estimate import estimate
-from model.scenario import Scenario
+from model.scenario import Scenario, with_batch
 
 __all__ = ["FASTER_STEPS", "Plan", "PlanOption", "faster_options", "layout_of", "pareto_front"]
 
@@ -81,7 +81,7 @@ def faster_options(
         if batch < 1:
             break
         # The same replica shape, smaller batch: the engine would otherwise pick a shape for that batch.
-        pinned = dataclasses.replace(replica, batch=batch, tp=best.layout["tp"], pp=best.layout["pp"])
+        pinned = dataclasses.replace(with_batch(replica, batch), tp=best.layout["tp"], pp=best.layout["pp"])
         inference = estimate(pinned, cat).inference
         per_group = inference.decode_tokens_per_s
         if per_group <= 0 or inference.tpot_s >= (best.tpot_s or math.inf):

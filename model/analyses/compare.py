@@ -13,7 +13,7 @@ from model.catalog import Catalog, Gpu, default_catalog
 from model.estimate import estimate
 from model.layouts.serving import serving_layouts, serving_load
 from model.results import Estimate
-from model.scenario import Resolved, Scenario, resolve
+from model.scenario import Resolved, Scenario, resolve, with_batch
 
 __all__ = [
     "SEED_CPU_ID",
@@ -104,7 +104,9 @@ def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenT
     bandwidth) from one device, whether or not the model fits in its memory.
     """
     catalog = catalog or default_catalog()
-    single = dataclasses.replace(scenario, batch=1, cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None)
+    single = dataclasses.replace(
+        with_batch(scenario, 1), cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None
+    )
     gpu = estimate(single, catalog).inference
     cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID, cards=1, tp=None, pp=None), catalog).inference
     return TokenTimeComparison(
@@ -119,8 +121,8 @@ def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenT
 def serving_pair(scenario: Scenario, catalog: Catalog | None = None) -> tuple[Estimate, Estimate]:
     """Return the scenario served to one user (batch 1) and at full load (the largest batch)."""
     catalog = catalog or default_catalog()
-    one = estimate(dataclasses.replace(scenario, batch=1), catalog)
-    full = estimate(dataclasses.replace(scenario, batch="max"), catalog)
+    one = estimate(with_batch(scenario, 1), catalog)
+    full = estimate(with_batch(scenario, "max"), catalog)
     return one, full
 
 
@@ -180,7 +182,7 @@ def fewest_serving_cards(scenario: Scenario, catalog: Catalog | None = None) -> 
 
 
 def _compare_one(scenario: Scenario, gpu: Gpu, catalog: Catalog) -> GpuComparison:
-    own = dataclasses.replace(scenario, batch="max") if gpu.id == scenario.gpu else _on_own_hardware(scenario, gpu.id)
+    own = with_batch(scenario, "max") if gpu.id == scenario.gpu else _on_own_hardware(scenario, gpu.id)
     result = estimate(own, catalog)
     training, serving = result.training, result.inference
     return GpuComparison(

@@ -11,7 +11,6 @@ without a known cloud price gives ``None`` costs rather than an invented one.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import NamedTuple
 
@@ -19,7 +18,7 @@ from model.catalog import ApiPrice, Catalog, default_catalog
 from model.estimate import estimate
 from model.limits import ScenarioError
 from model.results import Note
-from model.scenario import Scenario
+from model.scenario import Scenario, with_batch
 from model.units import DAY_S, HOUR_S
 
 __all__ = ["DAYS_PER_MONTH", "FALLBACK_API_PRICE", "CostMonth", "CostOverTime", "api_price", "cost_over_time"]
@@ -163,7 +162,7 @@ def cost_over_time(
         raise ScenarioError("months", months, "a whole number of months from 1 to 1,200")
     catalog = catalog or default_catalog()
     trained = estimate(scenario, catalog)
-    served = estimate(dataclasses.replace(scenario, batch="max"), catalog).inference
+    served = estimate(with_batch(scenario, "max"), catalog).inference
     training, price, gpu = trained.training, trained.resolved.price_per_gpu_hour, trained.resolved.gpu
     notes: list[Note] = []
     if price is None:

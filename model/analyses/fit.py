@@ -29,7 +29,7 @@ from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
 from model.inference import InferenceMemory
 from model.memory import TrainingMemory
-from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Scenario
+from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Scenario, with_batch
 
 __all__ = [
     "TP_OPTIONS",
@@ -182,7 +182,7 @@ def largest_inference_batch(scenario: Scenario, catalog: Catalog | None = None) 
     cat = catalog or default_catalog()
     pinned = pinned_serving(scenario, cat)
     engine_answer = estimate(pinned, cat).inference.max_batch
-    probe = _probe(lambda batch: dataclasses.replace(pinned, batch=batch), "inference", cat)
+    probe = _probe(lambda batch: with_batch(pinned, batch), "inference", cat)
     return largest_passing(lambda batch: probe(batch)[0], 1, MAX_BATCH, guess=engine_answer)
 
 
@@ -196,7 +196,7 @@ def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None
     at the longest searched context the answer is ``math.inf``. 0 when not even two tokens fit.
     """
     cat = catalog or default_catalog()
-    pinned = dataclasses.replace(pinned_serving(scenario, cat), batch=batch)
+    pinned = with_batch(pinned_serving(scenario, cat), batch)
     base = estimate(pinned, cat)
     probe = _probe(lambda tokens: with_context(pinned, tokens), "inference", cat)
     if base.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
@@ -311,7 +311,7 @@ def inference_context_sweep(
     shows; the scenario's context and ``largest`` are points of it.
     """
     cat = catalog or default_catalog()
-    pinned = dataclasses.replace(pinned_serving(scenario, cat), batch=batch)
+    pinned = with_batch(pinned_serving(scenario, cat), batch)
     current = scenario.prompt_len + scenario.output_len
     arch = estimate(pinned, cat).resolved.arch
     top = max(arch.max_context, 2 * current)
@@ -333,14 +333,14 @@ def inference_batch_sweep(
     """
     cat = catalog or default_catalog()
     pinned = pinned_serving(scenario, cat)
-    current = scenario.batch if isinstance(scenario.batch, int) else estimate(pinned, cat).inference.batch
+    current = estimate(pinned, cat).inference.batch  # the scenario's batch, its share of a concurrency, or max
     extra = {current}
     top = 2 * current
     if largest:
         top = max(top, 2 * largest)
         extra.add(largest)
     batches = sorted({*_powers_of_two(1, min(top, MAX_BATCH)), *extra})
-    return _load_points(((batch, dataclasses.replace(pinned, batch=batch)) for batch in batches), cat)
+    return _load_points(((batch, with_batch(pinned, batch)) for batch in batches), cat)
 
 
 def largest_component(memory: TrainingMemory | InferenceMemory) -> str:

@@ -32,7 +32,7 @@ from model.estimate import estimate
 from model.limits import ScenarioError
 from model.precision import Precision
 from model.pricing import Owning, market_rent_ratio, owning_price, rental_price
-from model.scenario import Scenario
+from model.scenario import Scenario, with_batch
 
 __all__ = ["Plan", "PlanOption", "pareto_front", "plan_serving", "plan_training"]
 
@@ -135,7 +135,7 @@ def plan_serving(
                 if fit.batch is None:
                     reasons.add(Reason("no_fit" if fit.limit == "memory" else "tpot"))
                     continue
-                served = estimate(dataclasses.replace(scenario, batch=fit.batch), cat)
+                served = estimate(with_batch(scenario, fit.batch), cat)
                 estimates += 1
                 inference = served.inference
                 if ttft_s is not None and inference.ttft_s > ttft_s:

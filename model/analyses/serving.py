@@ -20,7 +20,6 @@ per batch (100-300 µs, training included), so a sweep of ~15 batches stays well
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from typing import Literal, NamedTuple
@@ -40,7 +39,7 @@ from model.inference import (
     serving_rates,
 )
 from model.limits import ScenarioError
-from model.scenario import Resolved, Scenario
+from model.scenario import Resolved, Scenario, with_batch
 
 __all__ = [
     "BatchPoint",
@@ -119,7 +118,7 @@ class _Replica(NamedTuple):
 
 def _replica(scenario: Scenario, catalog: Catalog | None, efficiencies: Efficiencies = EXPECTED) -> _Replica:
     """Resolve the scenario's serving replica exactly as ``estimate(batch="max")`` lays it out."""
-    full = estimate(dataclasses.replace(scenario, batch="max"), catalog, efficiencies=efficiencies)
+    full = estimate(with_batch(scenario, "max"), catalog, efficiencies=efficiencies)
     r, inference = full.resolved, full.inference
     context = serving_context(
         r, tp=inference.tp, pp=inference.pp, compute_key=inference.compute_precision, ep=inference.ep

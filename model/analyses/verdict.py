@@ -23,7 +23,7 @@ from model.analyses.fit import largest_inference_context, largest_training_seq_l
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
 from model.precision import Precision, bytes_per_element
-from model.scenario import Scenario, trains_adapters
+from model.scenario import Scenario, trains_adapters, with_batch
 
 __all__ = [
     "GOALS",
@@ -92,7 +92,7 @@ def goal_verdict(scenario: Scenario, goal: Goal, catalog: Catalog | None = None)
 
 
 def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
-    one = dataclasses.replace(scenario, batch=1)
+    one = with_batch(scenario, 1)
     result = estimate(one, cat)
     capacity = result.resolved.gpu.capacity_bytes
     needed = result.inference.memory_per_gpu.total

@@ -75,7 +75,7 @@ def summary(result: Estimate, catalog: Catalog | None = None) -> str:
         f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
         f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
         f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch:,} per replica, "
-        f"{i.dp * i.batch:,} in all (max {i.max_batch:,} per replica)",
+        f"{result.resolved.scenario.concurrency or i.dp * i.batch:,} in all (max {i.max_batch:,} per replica)",
     ]
     if i.fits:
         lines.append(

@@ -315,7 +315,8 @@ _TABLE: tuple[str | Formula, ...] = (
         r"\text{one user: } \min_{t, p} t_{user};\quad \text{load: } \max_{t, p}\ \frac{R}{n_{cards}}"
         r"\ \text{ s.t. } t_{user} \le t_{target}",
         "TP inside a node, then PP stages of a full node or TP over two nodes (the network's latency on every "
-        "all-reduce); only replicas that hold the weights and the batch",
+        "all-reduce); only replicas that hold the weights and the batch, or with a concurrency over all the cards "
+        "each replica's share of it (so replicas are weighed at the same load)",
         "Latency- and throughput-oriented deployments (TensorRT-LLM and vLLM tuning guides: TP for latency, "
         "the fewest cards per replica for throughput)",
         "model.layouts.serving.choose_serving_layout",

@@ -65,8 +65,11 @@ def eager_iteration_share(per_rank: float, ranks: int) -> float:
     return 1.0 - (1.0 - alone) ** ranks
 
 
-def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: int) -> LoadedServing:
-    """Return what a loaded replica delivers at ``batch`` concurrent users.
+def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: float) -> LoadedServing:
+    """Return what loaded replicas deliver at ``batch`` concurrent users each.
+
+    ``replicas`` counts replicas' worth of users in flight: fewer than the replicas there are when
+    a concurrency over all of them does not fill each one's share.
 
     Continuous batching (Orca, Yu et al. 2022; Sarathi-Serve, Agrawal et al. 2024, sec. 2): in a
     cycle a replica prefills its ``batch`` users' prompts and decodes ``output`` tokens for each,

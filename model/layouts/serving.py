@@ -57,11 +57,23 @@ class InferencePlan(NamedTuple):
     fits: bool
     ep: int = 1
     """Cards of attention data parallelism with the routed experts split over them (1: none)."""
+    batch: int = 1
+    """Sequences each replica serves: the scenario's batch, or its share of the concurrency."""
+    concurrency: int | None = None
+    """Sequences in flight over all replicas, when the scenario gives them so (None: batch per replica)."""
 
     @property
     def key(self) -> tuple[int, int, int]:
         """(tp, pp, ep): what tells two replicas apart."""
         return self.tp, self.pp, self.ep
+
+    @property
+    def busy(self) -> float:
+        """Replicas' worth of sequences in flight: dp, or the concurrency over each one's share.
+
+        Fewer than dp when the concurrency does not fill every replica or does not divide evenly.
+        """
+        return self.concurrency / self.batch if self.concurrency else float(self.dp)
 
 
 def serving_layouts(
@@ -76,8 +88,12 @@ def serving_layouts(
     pp: int | None,
     attention_dp: int | None = None,
     budget_bytes: float | None = None,
+    concurrency: int | None = None,
 ) -> list[InferencePlan]:
-    """Return the serving replicas that hold the weights and ``batch`` sequences, smallest first.
+    """Return the serving replicas that hold the weights and their sequences, smallest first.
+
+    Each replica holds ``batch`` sequences, or with ``concurrency`` its share of them (rounded up):
+    replicas are then weighed at the same load over the cards, not at the same load each.
 
     Tensor parallelism within a node (any degree that divides the heads); past a node, pipeline
     stages of a full node, or tensor parallelism over two nodes, which pays the network's latency
@@ -110,9 +126,10 @@ def serving_layouts(
     fitting: list[InferencePlan] = []
     fallback: InferencePlan | None = None
     for t, p, e in sorted(shapes, key=lambda shape: (shape[0] * shape[1] * shape[2], shape[1], shape[2])):
-        memory = inference_memory(arch, load, batch=batch, tp=t, pp=p, ep=e)
         replicas = max(1, cards // (t * p * e))
-        candidate = InferencePlan(t, p, replicas, memory, memory.total <= capacity_bytes, e)
+        each = -(-concurrency // replicas) if concurrency else batch
+        memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
+        candidate = InferencePlan(t, p, replicas, memory, memory.total <= capacity_bytes, e, each, concurrency)
         if candidate.fits:
             fitting.append(candidate)
         elif fallback is None or memory.total < fallback.memory.total:
@@ -209,7 +226,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     budget = serving_capacity(gpu.capacity_bytes)
     plans = serving_layouts(
         arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, budget_bytes=budget,
+        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, budget_bytes=budget, concurrency=s.concurrency,
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.
@@ -222,24 +239,24 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
 
     def score(plan: InferencePlan) -> tuple[float, float]:
         ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key, ep=plan.ep)
-        batch = max(1, largest[plan.key]) if s.batch == "max" else wanted
-        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.dp)
+        batch = max(1, largest[plan.key]) if s.batch == "max" else plan.batch
+        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.busy)
         expected[plan.key] = ctx, served
         return served.tpot_s, served.tokens_per_s
 
     plan, ranked = choose_serving_layout(
-        plans, score, one_user=s.batch == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
+        plans, score, one_user=(s.concurrency or s.batch) == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
     if plan.key not in largest:
         largest[plan.key] = max_batch_that_fits(arch, budget, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
 
     def batch_of(option: InferencePlan) -> int:
-        return max(1, largest[option.key]) if s.batch == "max" else wanted
+        return max(1, largest[option.key]) if s.batch == "max" else option.batch
 
     batch = batch_of(plan)
     memory = (
         plan.memory
-        if batch == wanted
+        if batch == plan.batch
         else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp, ep=plan.ep)
     )
     candidates = tuple(

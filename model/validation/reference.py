@@ -63,12 +63,13 @@ else (layout, micro-batch, global batch, ZeRO, recomputation, interleaving) is l
 TYPED_SERVING_FIELDS: frozenset[str] = frozenset(
     {
         *(name for name in TYPED_FIELDS if name not in {"tokens", "seq_len", "finetune"}),
-        *("kv_precision", "batch", "prompt_len", "output_len", "draft_tokens", "draft_acceptance"),
+        *("kv_precision", "batch", "concurrency", "prompt_len", "output_len", "draft_tokens", "draft_acceptance"),
     }
 )
 """What a user types for a serving benchmark: the model, the hardware, the cards, the formats, the
 concurrency, the lengths and any speculative decoding. The replica (tensor and pipeline degrees,
-attention data parallelism) is left to the engine; the batch keeps its meaning, sequences per replica."""
+attention data parallelism) is left to the engine; a benchmark's fixed concurrency is over all the
+cards (``concurrency``), so a replica the engine picks serves its share of it."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -39,7 +39,7 @@ def format_report(report: ValidationReport) -> str:
     lines.append(f"largest factor off: {worst_ratio:.2f}x")
     lines.append("")
     lines.append("as a user would type it (training: model, GPU, cards, tokens, sequence, precision, network;")
-    lines.append("serving: model, GPU, cards, precision, batch per replica, lengths, drafting):")
+    lines.append("serving: model, GPU, cards, precision, concurrency over the cards, lengths, drafting):")
     for score in report.typed_kinds:
         errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
         lines.append(f"{score.kind:19} {score.entries:5} {errors} {'-':>9}  {score.worst_id}")

@@ -186,6 +186,8 @@ def test_a_summary_gives_no_time_or_cost_for_what_does_not_fit_and_names_what_wo
         (["--catalog", "/no/such/file.yaml"], "--catalog", "cannot be read"),
         (["--vp", "0"], "--vp", "from 1"),
         (["--mlp", "cubic"], "--mlp", "choose from"),
+        (["--concurrency", "0"], "--concurrency", "out of range"),
+        (["--concurrency", "64", "--batch", "8"], "--concurrency", "not both"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_flag(args, flag, hint):
