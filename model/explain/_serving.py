@@ -13,7 +13,7 @@ SERVING: tuple[str | Formula, ...] = (
     Formula(
         "Decode roofline (the ideal)",
         r"t_{ideal} = p \cdot \max\left(\frac{W_{read}/(t p) + b_\mu M_{kv}}{B_{peak}},"
-        r"\ \frac{2 N_{mm} b_\mu}{t\,p\,P}\right),\quad b_\mu = b/p",
+        r"\ \frac{2 N_{mm} b_\mu}{t\,p\,P}\right),\quad b_\mu = \max(b/p,\ 1)",
         "At batch 1 this is the seeds' rule: time per token ≈ bytes of weights read / memory bandwidth",
         "Roofline, Williams et al. 2009; seed article docs/seeds/ai-infra-gpu-centric.zh.txt, 1.2",
         "model.inference.ideal_decode_step",

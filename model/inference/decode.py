@@ -77,12 +77,21 @@ class DecodeStep(NamedTuple):
         )
 
 
+def _micro_batch(batch: float, pp: int) -> float:
+    """Return the sequences each pipeline stage runs at once: the batch over pp micro-batches in flight.
+
+    Never less than one whole sequence: a sequence's token cannot be split, so with fewer sequences
+    than stages the stages wait on each other rather than run fractions of one.
+    """
+    return max(batch / pp, min(batch, 1.0), 1e-9)
+
+
 def ideal_decode_step(r: Resolved, ctx: ServingContext, batch: float) -> float:
     """Return the roofline time per output token at datasheet peaks (no efficiencies or overheads).
 
     At batch 1 this is the seeds' rule: bytes of weights read / memory bandwidth.
     """
-    micro = max(batch / ctx.pp, 1e-9)
+    micro = _micro_batch(batch, ctx.pp)
     weights = weights_read(r, ctx, micro)
     flops = 2.0 * r.arch.stats.matmul_params_active * micro / (ctx.tp * ctx.pp)
     memory = (weights + micro * ctx.kv_bytes_mean) / r.gpu.memory_bandwidth_bytes_per_s
@@ -117,7 +126,7 @@ def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: Serving
     its tokens to their experts' cards and combines them back (two all-to-alls).
     """
     arch, eff, stats = r.arch, rates.eff, r.arch.stats
-    micro = max(batch / ctx.pp, 1e-9)  # the batch is split into pp micro-batches in flight
+    micro = _micro_batch(batch, ctx.pp)
     tokens = micro * per_sequence
     local = ctx.local_sequences(micro) * per_sequence  # tokens the busiest card attends to
     weights = weights_read_time(r, ctx, tokens, rates)

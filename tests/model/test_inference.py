@@ -343,3 +343,10 @@ def test_attention_dp_ranks_decode_without_cuda_graphs_while_one_prefills_so_sho
     assert per_token[150] > 5 * per_token[4000]
     r, ctx, rates = _replica(Scenario(**base, output_len=150, tp=8, batch=64))
     assert ctx.ep == 1 and loaded_serving(r, ctx, rates, 64, 1).eager_s == 0.0  # TP ranks prefill together
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "mixtral-8x7b"])
+def test_pipeline_stages_never_make_one_users_token_faster(model):
+    # One sequence cannot be split into micro-batches: its token passes every stage in turn.
+    times = [_serve(model=model, gpu="h100-sxm", cards=8, tp=1, pp=pp, batch=1).inference.tpot_s for pp in (1, 2, 4, 8)]
+    assert times == sorted(times)
