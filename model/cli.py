@@ -152,7 +152,8 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     inf.add_argument(
         "--batch", type=_batch, metavar="N|max",
         help="concurrent sequences on each serving replica (the estimate serves dp replicas, so dp x N in all; "
-        "pin --tp to put every card in one), or max: as many as fit",
+        "pin --tp to put every card in one, or give --concurrency for users over all the cards), or max: as many "
+        "as fit",
     )  # fmt: skip
     inf.add_argument(
         "--concurrency", type=_whole("sequences in flight over all replicas", 1, MAX_BATCH), metavar="N",
