@@ -161,7 +161,7 @@ _KIND_WORDS = {
     "training_total": translatable("training total"),
     "training_throughput": translatable("training throughput"),
     "inference": translatable("inference"),
-    "moe_serving": translatable("moe serving"),
+    "moe_serving": translatable("MoE serving"),
     "memory": translatable("memory"),
 }
 

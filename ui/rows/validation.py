@@ -38,7 +38,7 @@ _KIND_WORDS: dict[str, str] = {
     "training_total": translatable("training totals"),
     "training_throughput": translatable("training throughput"),
     "inference": translatable("inference"),
-    "moe_serving": translatable("moe serving"),
+    "moe_serving": translatable("MoE serving"),
     "memory": translatable("memory"),
 }
 """The kinds as running text names them (the takeaway)."""
