@@ -1,6 +1,6 @@
 import streamlit as st
 
-from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
+from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency, sweep_replica
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.charts.throughput import step_breakdown_chart, total_throughput_chart, user_speed_chart
@@ -19,6 +19,7 @@ from ui.rows.throughput import (
     line_rows,
     metric_rows,
     point_rows,
+    replica_caption,
     seconds_from_ms,
     target_label,
     target_rows,
@@ -64,6 +65,7 @@ for column, (label, options, label_of, key, help_text) in zip(st.columns(4), con
     column.select_slider(
         label, options, held_value(key, options), format_func=label_of, key=key, persist_state="session", help=help_text
     )
+st.caption(replica_caption(sweep_replica(scenario, catalog), chosen, scenario.cards))
 
 left, right = st.columns([2, 3])
 left.segmented_control(

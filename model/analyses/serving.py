@@ -45,9 +45,11 @@ __all__ = [
     "BatchPoint",
     "Knee",
     "LatencyFit",
+    "SweepReplica",
     "batch_sweep",
     "knee_batch",
     "largest_batch_within_latency",
+    "sweep_replica",
 ]
 
 KNEE_SEARCH_LIMIT = 2**24
@@ -78,6 +80,8 @@ class BatchPoint(NamedTuple):
     """Where one decode step's time goes (seconds by part, adding up to the step; DecodeStep.parts)."""
     step_s: float = 0.0
     """One decode step, all pipeline stages (with drafting, it emits more than one token)."""
+    sequences: int = 0
+    """Sequences in flight over every replica: the batch on each of them."""
 
 
 class Knee(NamedTuple):
@@ -106,6 +110,15 @@ class LatencyFit(NamedTuple):
     """What stops the next batch: it misses the target ('latency') or does not fit ('memory')."""
 
 
+class SweepReplica(NamedTuple):
+    """The replica a batch sweep serves on: tp x pp cards (or attention DP over ep), and how many."""
+
+    tp: int
+    pp: int
+    ep: int
+    replicas: int
+
+
 class _Replica(NamedTuple):
     """The replica a scenario is served on, with its serving constants (computed once)."""
 
@@ -132,6 +145,12 @@ def _replica(scenario: Scenario, catalog: Catalog | None, efficiencies: Efficien
     )
 
 
+def sweep_replica(scenario: Scenario, catalog: Catalog | None = None) -> SweepReplica:
+    """Return the replica :func:`batch_sweep` serves the scenario on (the full-load one), and how many."""
+    replica = _replica(scenario, catalog)
+    return SweepReplica(replica.context.tp, replica.context.pp, replica.context.ep, replica.replicas)
+
+
 def _serve(replica: _Replica, batch: int) -> LoadedServing:
     """Return the loaded replica at ``batch``, exactly as ``model.estimate`` computes it."""
     return loaded_serving(replica.resolved, replica.context, replica.rates, batch, replica.replicas)
@@ -153,6 +172,7 @@ def _point(replica: _Replica, batch: int) -> BatchPoint:
         fits=batch <= replica.largest_batch,
         step_parts=served.step.parts,
         step_s=served.step.total,
+        sequences=batch * replica.replicas,
     )
 
 

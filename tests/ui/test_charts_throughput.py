@@ -3,7 +3,7 @@
 import pytest
 
 from model import Scenario
-from model.analyses.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency
+from model.analyses.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency, sweep_replica
 from ui.charts import _fill, _template
 from ui.charts.throughput import BOUND_COLORS, total_throughput_chart, user_speed_chart
 from ui.controls import steps_with
@@ -15,6 +15,7 @@ from ui.rows.throughput import (
     line_rows,
     metric_rows,
     point_rows,
+    replica_caption,
     target_rows,
     throughput_takeaway,
 )
@@ -121,3 +122,12 @@ def test_metrics_and_takeaway_say_what_the_target_allows():
     assert values["Time per output token"].endswith("ms")
     text = throughput_takeaway(fit, KNEE, 50.0, POINTS[0])
     assert "50 ms" in text and f"{fit.batch:,}" in text and "compute-bound" in text
+
+
+def test_the_caption_says_the_batch_is_per_replica_and_how_many_that_is_in_all():
+    eight = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8)  # eight one-card replicas at full load
+    replica = sweep_replica(eight)
+    chosen = batch_sweep(eight, None, [32])[0]
+    text = replica_caption(replica, chosen, 8)
+    assert replica.replicas == 8 and "tp 1 × pp 1" in text
+    assert "8 cards hold 8" in text and "batch 32 on each is 256 sequences in all" in text

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from model.analyses.serving import BatchPoint, Knee, LatencyFit
+from model.analyses.serving import BatchPoint, Knee, LatencyFit, SweepReplica
+from model.layouts.serving import replica_name
 from ui.format import duration, milliseconds, per_second
 from ui.i18n import tr, translatable
 
@@ -298,4 +299,17 @@ def throughput_takeaway(fit: LatencyFit, knee: Knee, target_ms: float, first: Ba
         total=per_second(fit.tokens_per_s),
         each=per_second(fit.tokens_per_s_per_user),
         knee=_knee_clause(knee),
+    )
+
+
+def replica_caption(replica: SweepReplica, chosen: BatchPoint, cards: int) -> str:
+    """Say what the batch counts: sequences on each replica, and how many that is over every card."""
+    return tr(
+        "Each replica is {replica}; {cards} cards hold {replicas}, so batch {batch} on each is {sequences} "
+        "sequences in all.",
+        replica=replica_name(replica.tp, replica.pp, replica.ep),
+        cards=f"{cards:,}",
+        replicas=f"{replica.replicas:,}",
+        batch=f"{chosen.batch:,}",
+        sequences=f"{chosen.sequences:,}",
     )

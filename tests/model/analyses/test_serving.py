@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model import Scenario, ScenarioError, default_catalog, estimate
-from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
+from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency, sweep_replica
 from model.efficiency import EXPECTED
 from model.inference import serving_context, serving_rates
 
@@ -213,3 +213,12 @@ def test_sweeps_are_finite_positive_and_ordered(model, gpu, cards, prompt, outpu
         assert point.roofline_tokens_per_s >= point.tokens_per_s
     speeds = [point.tokens_per_s_per_user for point in points]
     assert speeds == sorted(speeds, reverse=True)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_sweep_says_which_replica_it_serves_on_and_counts_sequences_over_all_of_them(scenario):
+    full = estimate(dataclasses.replace(scenario, batch="max"), CATALOG).inference
+    replica = sweep_replica(scenario, CATALOG)
+    assert (replica.tp, replica.pp, replica.ep, replica.replicas) == (full.tp, full.pp, full.ep, full.dp)
+    for point in batch_sweep(scenario, CATALOG, [1, 7]):
+        assert point.sequences == point.batch * replica.replicas
