@@ -147,8 +147,8 @@ def _replica(scenario: Scenario, catalog: Catalog | None, efficiencies: Efficien
 
 def sweep_replica(scenario: Scenario, catalog: Catalog | None = None) -> SweepReplica:
     """Return the replica :func:`batch_sweep` serves the scenario on (the full-load one), and how many."""
-    replica = _replica(scenario, catalog)
-    return SweepReplica(replica.context.tp, replica.context.pp, replica.context.ep, replica.replicas)
+    full = estimate(with_batch(scenario, "max"), catalog).inference  # the sweep's own estimate, cached
+    return SweepReplica(full.tp, full.pp, full.ep, full.dp)
 
 
 def _serve(replica: _Replica, batch: int) -> LoadedServing:
