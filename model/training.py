@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from model.architecture import OP_CHECKPOINT_SHARE
+from model.architecture import OP_CHECKPOINT_SHARE, product_work
 from model.communication import (
     all_reduce_time,
     all_to_all_time,
@@ -67,8 +67,9 @@ class TrainingWork(NamedTuple):
     tokens_per_step: float
     steps: float
     attention_gemm_work: float
-    """FLOPs of one representative attention-projection product (sets its efficiency)."""
+    """FLOPs of one attention product as launched (sets its efficiency; :func:`product_work`)."""
     mlp_gemm_work: float
+    """FLOPs of one MLP product as launched, or one routed expert's."""
     head_gemm_work: float
     tp_message_bytes: float
     tp_collectives: float
@@ -150,11 +151,7 @@ def training_work(
     mlp_matmul += adapters * tokens_per_step / cards_used
     attention_passes = 3.0 + core_redone
     tokens_mb = float(micro_batch * seq)
-    if arch.is_moe:
-        routed = tokens_mb * arch.active_experts * layout.ep / arch.experts
-        mlp_work = 2.0 * routed * arch.hidden * arch.expert_ffn / layout.tp
-    else:
-        mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / layout.tp
+    attention_work, mlp_work, head_work = product_work(arch, tokens_mb, layout.tp, layout.ep)
     activation_bytes = stats.activation_bytes_per_token_layer * regime.activation_scale
     element_size = 2.0 * regime.activation_scale
     tp_collectives = 0.0
@@ -186,9 +183,9 @@ def training_work(
         optimizer_params=regime.trainable_params / (cards_used if layout.zero >= 1 else layout.tp * layout.pp),
         tokens_per_step=tokens_per_step,
         steps=r.tokens / tokens_per_step,
-        attention_gemm_work=2.0 * tokens_mb * arch.hidden * arch.hidden / layout.tp,
+        attention_gemm_work=attention_work,
         mlp_gemm_work=mlp_work,
-        head_gemm_work=2.0 * tokens_mb * arch.hidden * arch.vocab / layout.tp,
+        head_gemm_work=head_work,
         tp_message_bytes=tokens_mb * arch.hidden * element_size,
         tp_collectives=tp_collectives,
         grad_bytes=dense * trained_share * grad_reduce_bytes,

@@ -173,10 +173,11 @@ _TABLE: tuple[str | Formula, ...] = (
         rf"\ W_{{0,bf16}} = {scientific(EXPECTED.matmul_half_work_flops['bf16'])},"
         rf"\ c_{{fp8}} = {EXPECTED.matmul_ceiling['fp8']:g},"
         rf"\ W_{{0,fp8}} = {scientific(EXPECTED.matmul_half_work_flops['fp8'])}",
-        "W: FLOPs of one product per GPU; c: measured ceiling / peak where the catalog has one; training "
-        "products run at {share} of that",
-        "H200 microbench 8192^3 (ceiling) and 4096^3 (W0) rows; stas00/ml-engineering MAMF; training "
-        "factor calibrated on the published training-throughput set",
+        "W: FLOPs of one product per GPU as frameworks launch it (Q, K and V in one; a gated MLP's gate and up "
+        "in one); c: measured ceiling / peak where the catalog has one; training products run at {share} of that",
+        "H200 microbench 8192^3 (ceiling) and 4096^3 (W0) rows; stas00/ml-engineering MAMF; Megatron-Core "
+        "linear_qkv and linear_fc1 (2 x ffn with gated units), vLLM QKVParallelLinear and MergedColumnParallelLinear; "
+        "training factor calibrated on the published training-throughput set",
         "model.efficiency.matmul_efficiency",
         share=f"{EXPECTED.training_matmul_vs_ceiling:g}",
     ),
@@ -186,8 +187,8 @@ _TABLE: tuple[str | Formula, ...] = (
         rf" + \frac{{F_{{att}}}}{{P_{{16}}\,c\,{EXPECTED.attention_vs_matmul:g}\,r}}"
         rf" + \frac{{{EXPECTED.elementwise_traffic_factor:g}\,A}}{{B_{{ach}}}},"
         rf"\quad r = {EXPECTED.training_matmul_vs_ceiling:g}",
-        "Attention projections, MLP and LM head each at their own shape; flash-attention cores in 16-bit; "
-        "element-wise work (norms, activations) streams A activation bytes",
+        "Attention projections, MLP and LM head each at the size of the products launched; flash-attention cores in "
+        "16-bit; element-wise work (norms, activations) streams A activation bytes",
         "FlashAttention-2, Dao 2023 (50-73 % of A100 peak); element-wise: unfused kernels read and write each tensor",
         "model.training.step_time",
     ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from model.architecture import product_work
 from model.communication import all_reduce_time, all_to_all_time
 from model.inference.context import (
     ServingContext,
@@ -28,7 +29,9 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
     attention = stats.attention_flops_per_token_per_key * prompt_len / 2.0 * local / shards
     # Three families of products, each at the efficiency its shape earns: attention
     # projections, the MLP (or the experts a token reaches) and the LM head.
-    mlp_work = 2.0 * local * arch.hidden * (arch.expert_ffn if arch.is_moe else arch.ffn) / ctx.tp
+    # Each as frameworks launch it (model.architecture.product_work); an expert-sized product for a MoE
+    # model's dense layers and shared experts, whose tokens are not routed.
+    attention_work, mlp_work, head_work = product_work(arch, local, ctx.tp)
     routed, routed_term = 0.0, 0.0
     if arch.is_moe:
         # One grouped launch multiplies every routed token by its experts, each expert's rows
@@ -39,12 +42,11 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
         routed_term = routed * (1.0 / expert_tile_use(arch, tokens) + rates.half_work_flops / work)
     # efficiency = ceiling x W / (W + W0), so time = flops / (peak x ceiling) x (1 + W0 / W).
     half = rates.half_work_flops
-    hidden = arch.hidden
     products = (
-        stats.attention_params * (1.0 + half * ctx.tp / (2.0 * local * hidden * hidden))
+        stats.attention_params * (1.0 + half / attention_work)
         + (stats.matmul_params_active - stats.attention_params - stats.head_params - routed) * (1.0 + half / mlp_work)
         + routed_term
-        + stats.head_params * (1.0 + half * ctx.tp / (2.0 * local * hidden * arch.vocab))
+        + stats.head_params * (1.0 + half / head_work)
     ) * (2.0 * local / shards)
     products /= rates.decode_flops_per_s
     compute = products + attention / rates.core_flops_per_s

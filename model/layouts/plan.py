@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from model.architecture import product_work
 from model.batch import default_global_batch
 from model.caches import BoundedMemo
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
@@ -185,22 +186,10 @@ def _matmul_pass_floor(
     without attention cores, element-wise work, communication or bubble: times :func:`matmul_passes`
     and divided by the cards a layout uses, a lower bound on its step time per token.
     """
-    arch, stats = r.arch, r.arch.stats
-    tokens_mb = micro_batch * r.seq_len
-    if arch.is_moe:
-        mlp_work = 2.0 * tokens_mb * arch.active_experts * ep / arch.experts * arch.hidden * arch.expert_ffn / tp
-    else:
-        mlp_work = 2.0 * tokens_mb * arch.hidden * arch.ffn / tp
-    attention = (
-        2.0
-        * stats.attention_params
-        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.hidden / tp, ceiling_share)
-    )
-    head = (
-        2.0
-        * stats.head_params
-        / matmul_efficiency(eff, compute_key, 2.0 * tokens_mb * arch.hidden * arch.vocab / tp, ceiling_share)
-    )
+    stats = r.arch.stats
+    attention_work, mlp_work, head_work = product_work(r.arch, micro_batch * r.seq_len, tp, ep)
+    attention = 2.0 * stats.attention_params / matmul_efficiency(eff, compute_key, attention_work, ceiling_share)
+    head = 2.0 * stats.head_params / matmul_efficiency(eff, compute_key, head_work, ceiling_share)
     mlp_flops = 2.0 * (stats.matmul_params_active - stats.attention_params - stats.head_params)
     mlp = mlp_flops / matmul_efficiency(eff, compute_key, mlp_work, ceiling_share)
     rate = peak * eff.training_matmul_vs_ceiling

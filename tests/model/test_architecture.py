@@ -3,7 +3,7 @@ import dataclasses
 import pytest
 
 from model import default_catalog
-from model.architecture import Architecture
+from model.architecture import Architecture, product_work
 from model.catalog import derive_architecture
 from model.inference import expected_experts_touched
 
@@ -105,3 +105,24 @@ def test_each_routed_expert_keeps_its_own_copy_of_the_input_for_backward():
     share = base.stats.moe_layers / base.layers
     added = wider.stats.activation_bytes_per_token_layer - base.stats.activation_bytes_per_token_layer
     assert added == pytest.approx(share * (2.0 * base.hidden + 6.0 * base.expert_ffn))
+
+
+def test_products_are_sized_as_frameworks_launch_them():
+    # Megatron-Core: linear_qkv (Q, K and V in one) and linear_fc1 (gate and up in one, 2 x ffn).
+    mha, gqa = _llama(), _llama(kv_heads=8)
+    tokens, hidden, ffn = 4096.0, 4096, 11008
+    attention, mlp, head = product_work(mha, tokens, tp=1)
+    assert attention == 2 * tokens * hidden * 2 * hidden  # (3h + h) / 2 launches: twice one h x h product
+    assert mlp == 2 * tokens * 1.5 * hidden * ffn  # (gate + up + down) / 2 launches
+    assert head == 2 * tokens * hidden * 32000
+    assert product_work(gqa, tokens, tp=1)[0] == 2 * tokens * hidden * (hidden + 1024)
+    assert product_work(mha, tokens, tp=4) == pytest.approx((attention / 4, mlp / 4, head / 4))
+    plain = _llama(mlp="plain")
+    assert product_work(plain, tokens, tp=1)[1] == 2 * tokens * hidden * ffn  # up, then down: nothing fused
+
+
+def test_a_routed_expert_product_is_one_expert_matrix_over_the_tokens_routed_to_it():
+    moe = _llama(experts=8, active_experts=2, ffn=14336)
+    tokens = 4096.0
+    # Each of the 8 experts gets 2 / 8 of the tokens; with ep 4 a card's experts take 4 ranks' worth.
+    assert product_work(moe, tokens, tp=1, ep=4)[1] == 2 * (tokens * 2 * 4 / 8) * 4096 * moe.expert_ffn
