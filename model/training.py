@@ -280,7 +280,8 @@ def step_time(
     # the host waits included: a stage waiting on its host is as busy as one computing.
     bubble = (layout.pp - 1) / microbatches * (compute + moe_host)
     total = compute + moe_host + bubble + tensor + data + expert + transfer + optimizer
-    return interleaved(StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, moe_host, total), vp)
+    step = StepTime(compute, bubble, tensor, data, expert, transfer, optimizer, moe_host, total)
+    return interleaved(step, vp, layout.pp, microbatches)
 
 
 def attention_core_rate(r: Resolved, compute_key: str, peak: float, eff: Efficiencies) -> float:
@@ -313,15 +314,21 @@ def matmul_passes(lora: bool, redone: float) -> float:
     return (2.0 if lora else 3.0) + redone
 
 
-def interleaved(step: StepTime, vp: int) -> StepTime:
+def interleaved(step: StepTime, vp: int, pp: int = 1, microbatches: int = 1) -> StepTime:
     """Return a 1F1B step run with ``vp`` model chunks per pipeline stage instead of one.
 
     The interleaved schedule shrinks the bubble to (p - 1) / (v m) of the compute and sends v times
-    as many activations and gradients between stages (Narayanan et al. 2021, sec. 2.2.2).
+    as many activations and gradients between stages (Narayanan et al. 2021, sec. 2.2.2). Those
+    sends overlap the other chunks' compute (Megatron-Core's ``overlap_p2p_comm``, which Megatron
+    Bridge turns on whenever v > 1) except in the warm-up and flush, where the first stage runs
+    2 (p - 1) + (v - 1) p of its v m chunk passes one way only (Megatron-Core's interleaved
+    schedule): only that share of the transfers stays exposed.
     """
     if vp == 1:
         return step
-    bubble, transfer = step.bubble / vp, step.pipeline_transfer * vp
+    warmup = 2 * (pp - 1) + (vp - 1) * pp
+    exposed = min(1.0, warmup / (vp * microbatches))
+    bubble, transfer = step.bubble / vp, step.pipeline_transfer * vp * exposed
     total = step.total - step.bubble - step.pipeline_transfer + bubble + transfer
     return step._replace(bubble=bubble, pipeline_transfer=transfer, total=total)
 

@@ -194,9 +194,12 @@ _TABLE: tuple[str | Formula, ...] = (
     ),
     Formula(
         "Pipeline bubble",
-        r"T_{bubble} = \frac{p - 1}{v\, m}\, T_c,\quad T_{pp} \times v",
-        "p pipeline stages, m micro-batches per step, v model chunks per stage (interleaved 1F1B)",
-        "Narayanan et al. 2021, eq. 1 and sec. 2.2.2 (interleaving sends v times the messages)",
+        r"T_{bubble} = \frac{p - 1}{v\, m}\, T_c,\quad T_{pp} \times v \times "
+        r"\min\left(1, \frac{2(p - 1) + (v - 1)\,p}{v\, m}\right)",
+        "p pipeline stages, m micro-batches per step, v model chunks per stage (interleaved 1F1B); with v > 1 the "
+        "sends overlap other chunks' compute except in the first stage's warm-up and flush",
+        "Narayanan et al. 2021, eq. 1 and sec. 2.2.2 (interleaving sends v times the messages); Megatron-Core "
+        "overlap_p2p_comm, which Megatron Bridge turns on when v > 1, and its interleaved schedule's warm-up count",
         "model.training.interleaved",
     ),
     Formula(

@@ -177,7 +177,7 @@ def search_training_layout(
                     plan.layout, plan.recompute, redone, plan.micro_batch, plan.global_batch, plan.microbatches
                 )
             work, step = steps[redone]
-            chunked = interleaved(step, vp)
+            chunked = interleaved(step, vp, plan.layout.pp, plan.microbatches)
             per_token = chunked.total / (plan.global_batch * seq_len)
             # Built whole: NamedTuple._replace costs more than this loop's own arithmetic.
             placed_plan = TrainingPlan(
@@ -191,7 +191,7 @@ def search_training_layout(
     if not timed:
         assert lightest is not None  # nothing fits: report the layout that comes closest, timed
         work, step = timer(*lightest[:3], lightest.micro_batch, lightest.global_batch, lightest.microbatches)
-        step = interleaved(step, lightest.vp)
+        step = interleaved(step, lightest.vp, lightest.layout.pp, lightest.microbatches)
         return (
             lightest._replace(step=step, work=work, seconds_per_token=step.total / (lightest.global_batch * seq_len)),
         ), 1

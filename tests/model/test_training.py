@@ -5,6 +5,7 @@ import pytest
 from model import Scenario, default_catalog, estimate
 from model.analyses.fit import pinned_training
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
+from model.training import StepTime, interleaved
 from model.units import DAY_S
 
 CATALOG = default_catalog()
@@ -219,3 +220,18 @@ def test_selective_recomputation_costs_half_the_layers_products_with_flash_atten
     assert per_token["core"] - per_token["none"] == pytest.approx(attention_forward)
     assert none.time_s < op.time_s < full.time_s
     assert full.memory_per_gpu.activations < op.memory_per_gpu.activations < none.memory_per_gpu.activations
+
+
+def test_interleaved_sends_stay_exposed_only_in_the_warm_up_and_flush():
+    # Megatron-Core overlaps the interleaved schedule's sends with the other chunks' compute
+    # (overlap_p2p_comm, on whenever v > 1); the first stage's 2 (p - 1) + (v - 1) p warm-up
+    # passes of its v m are the exposed share.
+    step = StepTime(10.0, 1.2, 0.0, 0.0, 0.0, 0.4, 0.1, 0.0, 11.7)
+    assert interleaved(step, 1, 4, 8) == step
+    few = interleaved(step, 2, 4, 8)  # (6 + 4) / 16 of 2 x the sends
+    assert few.pipeline_transfer == pytest.approx(0.4 * 2 * 10 / 16)
+    assert few.bubble == pytest.approx(0.6)
+    assert few.total == pytest.approx(10.0 + 0.6 + few.pipeline_transfer + 0.1)
+    many = interleaved(step, 2, 4, 64)
+    assert many.pipeline_transfer == pytest.approx(0.4 * 2 * 10 / 128)
+    assert interleaved(step, 4, 8, 2).pipeline_transfer == pytest.approx(0.4 * 4)  # all warm-up: all exposed
