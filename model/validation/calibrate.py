@@ -4,7 +4,8 @@ Run with ``python -m model.validation.calibrate``. It varies the few factors tha
 pins down (how much of the matrix-product ceiling training realises, the share of streaming
 bandwidth paged KV reads reach, the whole-run overhead of training totals, the least time of a
 serving kernel, the expert slice size at which grouped expert kernels stream at half speed, the
-host wait of a MoE layer's training pass) over a small grid,
+host wait of a MoE layer's training pass, the share of tensor-parallel collectives hidden behind
+compute) over a small grid,
 scores each setting with the validate command's errors over all measurements together, and
 prints the best. The values it finds are then written into model/efficiency.py by hand: the
 engine never reads this module.
@@ -30,6 +31,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "kernel_floor_s": (5e-6, 6e-6, 7e-6),
     "expert_read_half_bytes": (12e6, 16e6, 24e6),
     "moe_layer_host_s": (1.5e-3, 2e-3, 2.5e-3),
+    "tp_overlap": (0.3, 0.5, 0.7),
 }
 
 

@@ -121,8 +121,9 @@ def test_a_given_shape_is_honoured_and_a_disagreeing_count_is_reported(capsys):
 
 def test_interleaved_pipeline_stages_shrink_the_bubble(capsys):
     # Narayanan et al. 2021: the 1F1B bubble is (p - 1) / (v m) of the compute.
-    args = ["estimate", "--model", "llama-2-70b", "--cards", "64", "--tp", "8", "--pp", "8", "--json"]
-    main(args)
+    args = ["estimate", "--model", "llama-2-70b", "--cards", "64", "--tp", "8", "--pp", "8", "--micro-batch", "1"]
+    args += ["--global-batch", "512", "--json"]  # the same m with and without interleaving
+    main([*args, "--vp", "1"])
     plain = json.loads(capsys.readouterr().out)["training"]["step"]
     main([*args, "--vp", "4"])
     interleaved = json.loads(capsys.readouterr().out)["training"]["step"]
