@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from model.architecture import Architecture
 from model.precision import QUANTIZED_WEIGHT_PRECISIONS, weight_bytes
-from model.scenario import Finetune, Optimizer, Recompute, trains_adapters
+from model.scenario import ADAPTER_NAMES, Finetune, Optimizer, Recompute, trains_adapters
 
 __all__ = [
     "Layout",
@@ -148,7 +148,7 @@ def training_regime(
             optimizer_bytes=states + 4.0,
             trainable_params=adapters,
             activation_scale=activation_scale,
-            label=f"{finetune.upper()} rank {lora_rank}",
+            label=f"{ADAPTER_NAMES[finetune]} rank {lora_rank}",
             adapter_bytes=adapters * 2.0 / total,
         )
     return TrainingRegime(

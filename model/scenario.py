@@ -21,6 +21,7 @@ from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, d
 from model.pricing import PriceQuote, market_rent_ratio, rental_price
 
 __all__ = [
+    "ADAPTER_NAMES",
     "FINETUNE_MODES",
     "MAX_BATCH",
     "OPTIMIZERS",
@@ -43,6 +44,8 @@ RECOMPUTE_MODES: Final[tuple[Recompute, ...]] = get_args(Recompute)
 OPTIMIZERS: Final[tuple[Optimizer, ...]] = get_args(Optimizer)
 FINETUNE_MODES: Final[tuple[Finetune, ...]] = get_args(Finetune)
 _ADAPTER_MODES: Final[frozenset[Finetune]] = frozenset({"lora", "qlora"})
+ADAPTER_NAMES: Final[dict[str, str]] = {"lora": "LoRA", "qlora": "QLoRA"}
+"""How the adapter methods are written (Hu et al. 2021; Dettmers et al. 2023)."""
 
 DEFAULT_MODEL = "llama-3.1-8b"
 DEFAULT_GPU = "h100-sxm"

@@ -11,6 +11,7 @@ from model.analyses.verdict import Fix, Goal, goal_verdict
 from model.catalog import Catalog
 from model.layouts.serving import replica_name
 from model.results import Estimate
+from model.scenario import ADAPTER_NAMES
 from model.units import DAY_S, GB, format_gb
 
 __all__ = ["summary"]
@@ -21,7 +22,7 @@ def _fix(fix: Fix) -> str:
     change = {
         "cards": f"{value:,} cards" if isinstance(value, int) else str(value),
         "precision": f"{value} weights",
-        "finetune": str(value).upper(),
+        "finetune": ADAPTER_NAMES.get(str(value), str(value)),
         "context": f"a context of {value:,} tokens" if isinstance(value, int) else str(value),
         "seq_len": f"sequences of {value:,} tokens" if isinstance(value, int) else str(value),
     }.get(fix.knob, f"{fix.knob} {value}")

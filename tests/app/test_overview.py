@@ -57,7 +57,7 @@ def test_the_overview_leads_with_the_goal_verdict():
 
 def test_qlora_on_one_4090_leads_with_fits():
     at = open_page("overview", goal="finetune", finetune="qlora", model="llama-3.1-8b", gpu="rtx-4090", cards="1")
-    assert at.subheader[0].value.startswith("Fine-tuning (QLORA")
+    assert at.subheader[0].value.startswith("Fine-tuning (QLoRA")
     assert "Fine-tuning fits" in at.success[0].value
     assert metric_values(at)["Training time"] != "—"
 

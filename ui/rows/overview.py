@@ -43,7 +43,7 @@ def tokens_caption(result: Estimate) -> str:
 
 
 def regime_text(label: str) -> str:
-    """Name a training regime in the visit's language: 'LORA rank 16', 'pure 16-bit'."""
+    """Name a training regime in the visit's language: 'LoRA rank 16', 'pure 16-bit'."""
     method, _, rank = label.partition(" rank ")
     if rank:
         return tr("{method} rank {rank}", method=method, rank=rank)
