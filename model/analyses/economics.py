@@ -88,6 +88,11 @@ class CostOverTime(NamedTuple):
     notes: tuple[Note, ...]
     """What does not fit, what has no price (codes of :data:`model.results.NOTES`; ``.text`` in English)."""
 
+    @property
+    def break_even_s(self) -> float | None:
+        """The break-even in seconds (a fine-tune's bill can be overtaken within hours)."""
+        return None if self.break_even_month is None else self.break_even_month * DAYS_PER_MONTH * DAY_S
+
 
 def api_price(
     catalog: Catalog, price_id: str | None, model: str | None, params: float | None = None

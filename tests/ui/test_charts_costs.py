@@ -125,3 +125,13 @@ def test_scaling_rows_convert_seconds_to_days_and_add_the_ideal_line():
         per_count[row["cards"]] = per_count.get(row["cards"], 0.0) + row["pct"]
     assert all(abs(total - 100.0) < 1e-6 for total in per_count.values())
     assert "faster" in scaling_takeaway(scaling)
+
+
+def test_a_break_even_within_the_first_month_is_said_in_hours_or_days_not_zero_months():
+    # A LoRA fine-tune of 70B costs tens of dollars; serving 1B tokens a day overtakes it within hours.
+    tuned = Scenario(model="llama-3.1-70b", gpu="a100-sxm-80gb", cards=8, finetune="lora", tokens=1e8)
+    result = cost_over_time(tuned, CATALOG, 1e9, 24, CATALOG.prices[2])
+    assert result.break_even_month is not None and result.break_even_month < 1
+    assert result.break_even_s == pytest.approx(result.break_even_month * 365.25 / 12 * 86400)
+    text = break_even_text(result)
+    assert "mo" not in text and text.split()[-1] in ("ms", "s", "min", "h", "days")

@@ -192,11 +192,17 @@ def money(value: float | None) -> str:
 
 
 def break_even_text(result: CostOverTime) -> str:
-    """Say when serving has cost as much as training, for its tile: '3.1 mo', '> 24 mo', '—' when a cost is unknown."""
+    """Say when serving has cost as much as training: '3.1 mo', '6.7 h', '> 24 mo', '—' when a cost is unknown.
+
+    Within the first month it is said in hours or days: '0.0 mo' would hide a fine-tune that
+    serving overtakes in an afternoon.
+    """
     if result.training_usd is None or result.serving_usd_per_month is None:
         return NOT_RUN
     if result.break_even_month is None:
         return tr("> {n} mo", n=f"{result.months:,}")
+    if result.break_even_month < 1.0:
+        return duration(result.break_even_s)
     return tr("{n} mo", n=f"{result.break_even_month:,.1f}")
 
 
