@@ -85,6 +85,8 @@ def _training(
     if s.global_batch is not None and plan.global_batch != s.global_batch:
         rounded = {"asked": f"{s.global_batch:,}", "used": f"{plan.global_batch:,}", "dp": str(layout.dp)}
         notes.append(Note("global_batch_rounded", rounded))
+    if plan.vp > 1 and plan.microbatches % layout.pp:  # only a fixed --vp gets here: the search keeps whole groups
+        notes.append(Note("vp_partial_group", {"vp": str(plan.vp), "pp": str(layout.pp), "m": str(plan.microbatches)}))
     if layout.tp > r.gpus_per_node:
         crossing = {"tp": str(layout.tp), "per_node": str(r.gpus_per_node), "network": r.network.name}
         notes.append(Note("tp_across_nodes", crossing))

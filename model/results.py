@@ -157,6 +157,7 @@ NOTES: dict[str, str] = {
     "global_batch_rounded": (
         "the global batch of {asked} sequences runs as {used}: each of the {dp} replicas takes whole micro-batches"
     ),
+    "vp_partial_group": "interleaving {vp} chunks needs micro-batches in groups of {pp}, not {m} (Megatron refuses it)",
     "tp_across_nodes": "tensor parallelism of {tp} crosses nodes of {per_node}: its all-reduces go over {network}",
     "training_does_not_fit": "training does not fit: needs {needed} per card, has {capacity}",
     "context_too_long": "prompt + output = {context} tokens is longer than the model's {limit}-token context",

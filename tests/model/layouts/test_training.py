@@ -193,3 +193,13 @@ def test_the_chosen_recomputation_is_never_slower_than_any_other_at_the_same_lay
     times = [t.time_s for t in (_training(**base, **option) for option in options) if t.fits]
     assert chosen.fits and len(times) > 1
     assert chosen.time_s <= min(times) * (1 + 1e-9)
+
+
+def test_a_fixed_interleaving_on_a_partial_group_of_micro_batches_is_kept_and_flagged():
+    # Megatron-Core takes an interleaved schedule's micro-batches pp at a time; 500 over pp 8 is not.
+    fixed = estimate(Scenario(model="llama-2-70b", cards=64, tp=8, pp=8, vp=4, micro_batch=1, global_batch=500))
+    assert fixed.training.vp == 4 and fixed.training.microbatches == 500
+    assert "vp_partial_group" in {note.code for note in fixed.notes}
+    whole = estimate(Scenario(model="llama-2-70b", cards=64, tp=8, pp=8, vp=4, micro_batch=1, global_batch=512))
+    assert "vp_partial_group" not in {note.code for note in whole.notes}
+    assert "vp_partial_group" not in {note.code for note in estimate(Scenario(model="llama-2-70b", cards=64)).notes}
