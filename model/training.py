@@ -314,7 +314,7 @@ def matmul_passes(lora: bool, redone: float) -> float:
     return (2.0 if lora else 3.0) + redone
 
 
-def interleaved(step: StepTime, vp: int, pp: int = 1, microbatches: int = 1) -> StepTime:
+def interleaved(step: StepTime, vp: int, pp: int, microbatches: int) -> StepTime:
     """Return a 1F1B step run with ``vp`` model chunks per pipeline stage instead of one.
 
     The interleaved schedule shrinks the bubble to (p - 1) / (v m) of the compute and sends v times

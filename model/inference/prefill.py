@@ -31,7 +31,7 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
     # projections, the MLP (or the experts a token reaches) and the LM head.
     # Each as frameworks launch it (model.architecture.product_work); an expert-sized product for a MoE
     # model's dense layers and shared experts, whose tokens are not routed.
-    attention_work, mlp_work, head_work = product_work(arch, local, ctx.tp)
+    attention_work, mlp_work, head_work = product_work(arch, local, ctx.tp, routed=False)
     routed, routed_term = 0.0, 0.0
     if arch.is_moe:
         # One grouped launch multiplies every routed token by its experts, each expert's rows
