@@ -44,20 +44,27 @@ class Trial(NamedTuple):
     per_kind: dict[str, float]
     worst_ratio: float
     """The largest factor any measurement is off by."""
+    off_twofold: int = 0
+    """How many measurements it is off by 2x or more."""
 
     @property
     def rank(self) -> tuple[bool, float, float, float]:
-        """Sort key: no entry off by 2x, the worse of the overall and per-kind medians, then ties.
+        """Sort key: medians within the test's bounds, then the kinds' mean, worst, and overall.
 
-        The worst kind's median is scaled to the overall bound (the validation test's 15 % and 25 %).
-        It often ties (memory moves with none of the factors), so the mean of the kinds' medians
-        breaks ties, each kind weighing the same as in the bounds, and then the overall median. (The
-        overall median is flat within a few tenths of a percent over the grid; taken first, it chose
-        serving constants that made both serving kinds worse for 0.3 % overall.)
+        First every median within the validation test's bounds, then the mean of the kinds'
+        medians, then the worst kind's, then the overall median.
+
+        The bounds are tests/model/validation/test_validate.py's: 15 % overall, 25 % per kind. Inside
+        them each kind weighs the same. Three orders were tried and dropped. Overall median
+        first chose serving constants that made both serving kinds worse for 0.3 % overall: it is
+        flat over the grid and moves with the mix of kinds. Worst kind first bought 0.6 % on MoE
+        serving with 2.7 % on dense serving and 1.2 % on MoE serving as typed. Fewest entries off
+        by 2x first let three runs choose the constants, taking typed training totals to 24.8 %.
         """
         kinds = self.per_kind.values()
-        worst_kind = max(self.overall, max(kinds) * 0.6)
-        return self.worst_ratio >= 2.0, worst_kind, sum(kinds) / len(self.per_kind), self.overall
+        within = self.overall <= 0.15 and max(kinds) <= 0.25
+        worst_kind = max(kinds)
+        return not within, sum(kinds) / len(self.per_kind), worst_kind, self.overall
 
 
 def _trial(settings: dict[str, float]) -> Trial:
@@ -67,7 +74,8 @@ def _trial(settings: dict[str, float]) -> Trial:
     # As a user would type them (issue 9): the same runs with the engine choosing layout and batch.
     per_kind |= {f"{score.kind} as typed": score.median_abs_error for score in report.typed_kinds}
     worst = max(row.ratio for row in report.rows)
-    return Trial(settings, report.overall.median_abs_error, per_kind, worst)
+    twofold = sum(row.ratio >= 2.0 for row in report.rows)
+    return Trial(settings, report.overall.median_abs_error, per_kind, worst, twofold)
 
 
 def calibrate(grid: dict[str, tuple[float, ...]] = GRID) -> list[Trial]:
@@ -81,10 +89,10 @@ def main() -> None:
     trials = calibrate()
     kinds = [*KINDS, *(f"{kind} as typed" for kind in TRAINING_KINDS)]
     header = " ".join(f"{kind[:14]:>14}" for kind in kinds)
-    print(f"{'overall':>8} {header} {'worst x':>8}  settings")
+    print(f"{'overall':>8} {header} {'worst x':>8} {'>=2x':>4}  settings")
     for trial in trials[:10]:
         columns = " ".join(f"{trial.per_kind[kind]:14.1%}" for kind in kinds)
-        print(f"{trial.overall:8.1%} {columns} {trial.worst_ratio:8.2f}  {trial.settings}")
+        print(f"{trial.overall:8.1%} {columns} {trial.worst_ratio:8.2f} {trial.off_twofold:4d}  {trial.settings}")
     print(f"(grid of {len(trials)} settings; medians of |predicted / measured - 1|)")
     print(f"spread of overall medians: {statistics.pstdev(trial.overall for trial in trials):.1%}")
 
