@@ -13,6 +13,8 @@ from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul
 from model.inference import (
     DecodeStep,
     loaded_serving,
+    serving_capacity,
+    serving_fits,
     serving_rates,
 )
 from model.layouts.plan import plan_training
@@ -76,12 +78,9 @@ def _training(
     plan = search.best
     layout = plan.layout
     used = layout.tp * layout.pp * layout.dp
-    if used != s.cards:
+    if used < s.cards:  # never more: the scenario's check and the search keep a layout within its cards
         shape = f"tp {layout.tp} x pp {layout.pp} x dp {layout.dp}"
-        if used > s.cards:
-            notes.append(Note("layout_needs_more_cards", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
-        else:
-            notes.append(Note("cards_idle", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
+        notes.append(Note("cards_idle", {"shape": shape, "used": str(used), "cards": str(s.cards)}))
     if s.global_batch is not None and plan.global_batch != s.global_batch:
         rounded = {"asked": f"{s.global_batch:,}", "used": f"{plan.global_batch:,}", "dp": str(layout.dp)}
         notes.append(Note("global_batch_rounded", rounded))
@@ -185,9 +184,13 @@ def _inference(
     choice = plan_serving(r, key, variants[0])
     plan, largest, memory, batch = choice.plan, choice.largest, choice.memory, choice.batch
     most = largest[plan.key]
-    fits = memory.total <= gpu.capacity_bytes
+    fits = serving_fits(memory, gpu.capacity_bytes)
     if not fits:
-        sizes = {"needed": format_gb(memory.total), "capacity": format_gb(gpu.capacity_bytes)}
+        sizes = {
+            "needed": format_gb(memory.total),
+            "budget": format_gb(serving_capacity(gpu.capacity_bytes)),
+            "capacity": format_gb(gpu.capacity_bytes),
+        }
         if most == 0:
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:

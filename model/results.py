@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from model.inference import DecodeStep, InferenceMemory
+from model.inference import DecodeStep, InferenceMemory, serving_capacity
 from model.memory import Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
@@ -151,7 +151,6 @@ NOTES: dict[str, str] = {
     "not_training_format": "training in {precision} is not a training format; estimated as {used} mixed precision",
     "training_no_tensor_cores": "training: {gpu} has no {precision} tensor cores; products run in {key}",
     "inference_no_tensor_cores": "inference: {gpu} has no {precision} tensor cores; products run in {key}",
-    "layout_needs_more_cards": "the layout {shape} needs {used} cards; the scenario has {cards}",
     "cards_idle": "training uses {used} of {cards} cards ({shape}); the rest sit idle",
     "gpus_per_node_capped": "gpus per node: {given} is more than the {cards} cards, which form one node",
     "global_batch_rounded": (
@@ -162,10 +161,12 @@ NOTES: dict[str, str] = {
     "training_does_not_fit": "training does not fit: needs {needed} per card, has {capacity}",
     "context_too_long": "prompt + output = {context} tokens is longer than the model's {limit}-token context",
     "inference_does_not_fit_none": (
-        "inference does not fit: needs {needed} per card, has {capacity} (not even one sequence fits)"
+        "inference does not fit: needs {needed} per card, a server budgets {budget} of the card's {capacity}"
+        " (not even one sequence fits)"
     ),
     "inference_does_not_fit_some": (
-        "inference does not fit: needs {needed} per card, has {capacity} (at most {most} sequences fit)"
+        "inference does not fit: needs {needed} per card, a server budgets {budget} of the card's {capacity}"
+        " (at most {most} sequences fit)"
     ),
     "params_disagree": (
         "the shape given has {counted}B parameters, not the {given}B of params: "
@@ -312,8 +313,12 @@ class Estimate(NamedTuple):
             not_run |= _SERVING_RUN_FIGURES
             inference.update(dict.fromkeys(_SERVING_RUN_FIGURES))
         capacity = self.resolved.gpu.capacity_bytes
-        for candidate in (*training["layout_candidates"], *inference["layout_candidates"]):
+        for candidate in training["layout_candidates"]:
             if candidate["memory_per_gpu"] > capacity:  # a runner-up that does not fit either
+                candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))
+        budget = serving_capacity(capacity)
+        for candidate in inference["layout_candidates"]:
+            if candidate["memory_per_gpu"] > budget:
                 candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))
         return {
             "inputs": self.inputs,

@@ -215,6 +215,42 @@ def _validate(s: Scenario) -> None:
         raise ScenarioError("heads", s.heads, f"a divisor of hidden ({s.hidden})")
     if s.experts is not None and s.active_experts is not None and s.active_experts > s.experts:
         raise ScenarioError("active_experts", s.active_experts, f"at most experts ({s.experts})")
+    _check_layout(s)
+
+
+def _check_layout(s: Scenario) -> None:
+    """Refuse fixed layout dimensions the scenario's cards cannot hold (DESIGN.md 9: fixed knobs are constraints).
+
+    A replica is tp x pp cards and dp replicas share the cards, so the fixed ones multiply to at
+    most the cards, and a fixed dp divides them (the rest of the layout fills cards / dp). Expert
+    parallelism spans the tp x dp cards (Megatron-Core MoE), so a fixed ep divides them. Attention
+    data parallelism spreads one replica over ep cards, at most the cards.
+    """
+    cards = s.cards
+    model_parallel = (s.tp or 1) * (s.pp or 1)
+    fixed = " × ".join(f"{name} {value}" for name, value in (("tp", s.tp), ("pp", s.pp)) if value)
+    if model_parallel > cards:
+        name = "pp" if s.pp else "tp"
+        raise ScenarioError(name, getattr(s, name), f"{fixed} needs {model_parallel:,} cards; the scenario has {cards:,}")
+    if s.dp is not None:
+        if cards % s.dp:
+            raise ScenarioError("dp", s.dp, f"a divisor of the {cards:,} cards (e.g. {_divisor_near(cards, s.dp):,})")
+        if model_parallel * s.dp > cards:
+            most = cards // model_parallel
+            raise ScenarioError("dp", s.dp, f"at most {most:,} with {fixed} on {cards:,} cards (tp × pp × dp ≤ cards)")
+        if s.ep is not None and s.tp is not None and (s.tp * s.dp) % s.ep:
+            spread = s.tp * s.dp
+            raise ScenarioError("ep", s.ep, f"a divisor of tp × dp ({spread:,}): expert parallelism spans those cards")
+    if s.ep is not None and s.ep > cards:
+        raise ScenarioError("ep", s.ep, f"at most the {cards:,} cards")
+    if s.attention_dp is not None and s.attention_dp > cards:
+        raise ScenarioError("attention_dp", s.attention_dp, f"at most the {cards:,} cards")
+
+
+def _divisor_near(cards: int, wanted: int) -> int:
+    """Return the divisor of ``cards`` closest to ``wanted`` (the smaller on a tie)."""
+    divisors = [d for d in range(1, min(cards, 4 * wanted) + 1) if cards % d == 0]
+    return min(divisors, key=lambda d: (abs(d - wanted), d))
 
 
 @functools.lru_cache(maxsize=512)

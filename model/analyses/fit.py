@@ -119,7 +119,9 @@ def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scena
         scenario,
         tp=layout.tp,
         pp=layout.pp,
-        dp=layout.dp,
+        # A dp that leaves cards idle is not one a user may type (it must divide the cards), but
+        # with tp and pp pinned the search derives that same dp (cards // (tp x pp)) by itself.
+        dp=layout.dp if scenario.cards % layout.dp == 0 else None,
         ep=layout.ep,
         zero=layout.zero,
         recompute=training.recompute,

@@ -16,14 +16,16 @@ adapter method instead of full fine-tuning, a shorter context or sequence.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Final, Literal, NamedTuple, get_args
 
 from model.analyses.compare import fewest_serving_cards
-from model.analyses.fit import largest_inference_context, largest_training_seq_len
+from model.analyses.fit import largest_inference_context, largest_training_seq_len, with_context
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
+from model.limits import ScenarioError
 from model.precision import Precision, bytes_per_element
-from model.scenario import Scenario, trains_adapters, with_batch
+from model.scenario import Finetune, Scenario, trains_adapters, with_batch
 
 __all__ = [
     "GOALS",
@@ -98,58 +100,77 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     needed = result.inference.memory_per_gpu.total
     if result.inference.fits:
         return Verdict("serve", True, None, needed, capacity, ())
-    fixes: list[Fix] = []
+    fixes: list[Fix | None] = []
     cards = fewest_serving_cards(one, cat)
     if cards is not None and cards > scenario.cards:
         fixes.append(_checked(dataclasses.replace(one, cards=cards), "cards", cards, "inference", cat))
-    for precision in _SERVING_FORMATS:
-        if bytes_per_element(precision) < bytes_per_element(scenario.precision):
-            smaller = dataclasses.replace(one, precision=precision, kv_precision=None)
-            fix = _checked(smaller, "precision", precision, "inference", cat)
-            if fix.needed_bytes <= capacity and estimate(smaller, cat).inference.fits:
-                fixes.append(fix)
-                break
+    smaller = [p for p in _SERVING_FORMATS if bytes_per_element(p) < bytes_per_element(scenario.precision)]
+    fixes.append(_first(_checked(_with_precision(one, p), "precision", p, "inference", cat) for p in smaller))
     context = largest_inference_context(one, cat)
     if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:
-        fixes.append(Fix("context", int(context), capacity))
-    return Verdict("serve", False, None, needed, capacity, tuple(f for f in fixes if f.needed_bytes <= capacity))
+        fixes.append(_checked(with_context(one, int(context)), "context", int(context), "inference", cat))
+    return Verdict("serve", False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None))
 
 
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
     capacity = cat.gpus[scenario.gpu].capacity_bytes if scenario.gpu in cat.gpus else 0.0
+    fixes: list[Fix | None] = []
     if scenario.precision in UNTRAINABLE_PRECISIONS and not trains_adapters(scenario.finetune):
-        refused: tuple[Fix, ...] = (Fix("precision", "bf16", 0.0),)
         if goal == "finetune":
-            refused = (Fix("finetune", "qlora", 0.0), *refused)
-        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, refused)
+            fixes.append(_checked(_with_finetune(scenario, "qlora"), "finetune", "qlora", "training", cat))
+        fixes.append(_checked(_with_precision(scenario, "bf16"), "precision", "bf16", "training", cat))
+        found = tuple(fix for fix in fixes if fix is not None)
+        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, found)
     result = estimate(scenario, cat)
     capacity = result.resolved.gpu.capacity_bytes
     needed = result.training.memory_per_gpu.total
     if result.training.fits:
         return Verdict(goal, True, None, needed, capacity, ())
-    fixes: list[Fix] = []
     if goal == "finetune":
-        for method in ("lora", "qlora"):
-            if method == scenario.finetune or (method == "lora" and scenario.finetune == "qlora"):
-                continue
-            adapted = dataclasses.replace(scenario, finetune=method)
-            training = estimate(adapted, cat).training
-            if training.fits:
-                fixes.append(Fix("finetune", method, training.memory_per_gpu.total))
-                break
+        lighter = _LIGHTER_METHODS.get(scenario.finetune, ())
+        fixes.append(_first(_checked(_with_finetune(scenario, m), "finetune", m, "training", cat) for m in lighter))
     cards = _fewest_training_cards(scenario, cat)
     if cards is not None:
-        fixes.append(
-            Fix("cards", cards, estimate(dataclasses.replace(scenario, cards=cards), cat).training.memory_per_gpu.total)
-        )
+        fixes.append(_checked(dataclasses.replace(scenario, cards=cards), "cards", cards, "training", cat))
     seq_len = largest_training_seq_len(scenario, cat)
     if SHORTEST_USEFUL_CONTEXT <= seq_len < result.resolved.seq_len:
-        fixes.append(Fix("seq_len", seq_len, capacity))
-    return Verdict(goal, False, None, needed, capacity, tuple(fixes))
+        fixes.append(_checked(dataclasses.replace(scenario, seq_len=seq_len), "seq_len", seq_len, "training", cat))
+    return Verdict(goal, False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None))
 
 
-def _checked(scenario: Scenario, knob: str, value: int | str, part: str, cat: Catalog) -> Fix:
-    return Fix(knob, value, getattr(estimate(scenario, cat), part).memory_per_gpu.total)
+_LIGHTER_METHODS: Final[dict[str, tuple[Finetune, ...]]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
+"""The fine-tuning methods that hold less than each one, tried in order: LoRA freezes the base, QLoRA also
+quantises it to 4 bits."""
+
+
+def _first(fixes: Iterable[Fix | None]) -> Fix | None:
+    """Return the first fix that fits (the candidates are checked lazily, in order)."""
+    return next((fix for fix in fixes if fix is not None), None)
+
+
+def _with_finetune(scenario: Scenario, method: Finetune) -> Scenario:
+    """Return ``scenario`` fine-tuned with ``method``."""
+    return dataclasses.replace(scenario, finetune=method)
+
+
+def _with_precision(scenario: Scenario, precision: Precision) -> Scenario:
+    """Return ``scenario`` in ``precision``, its KV cache's format left to the engine's default."""
+    return dataclasses.replace(scenario, precision=precision, kv_precision=None)
+
+
+def _checked(scenario: Scenario, knob: str, value: int | str, part: str, cat: Catalog) -> Fix | None:
+    """Return the fix with the memory per card it gives, or None when the engine says it does not fit.
+
+    A fix is shown only after the engine has checked it (DESIGN.md 9); a change that is not a
+    valid scenario (a fixed layout the new card count cannot hold) is not a fix either.
+    """
+    try:
+        part_result = getattr(estimate(scenario, cat), part)
+    except ScenarioError:
+        return None
+    if not part_result.fits:
+        return None
+    return Fix(knob, value, part_result.memory_per_gpu.total)
 
 
 def _fewest_training_cards(scenario: Scenario, cat: Catalog) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from model.analyses.verdict import Fix, Goal, goal_verdict
 from model.catalog import Catalog
+from model.inference import serving_capacity
 from model.layouts.serving import replica_name
 from model.results import Estimate
 from model.scenario import ADAPTER_NAMES
@@ -33,9 +34,12 @@ def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | Non
     capacity = result.resolved.gpu.capacity_bytes
     fixes = goal_verdict(result.resolved.scenario, goal, catalog).fixes
     remedy = "; fits with: " + ", ".join(_fix(fix) for fix in fixes) if fixes else "; no single change makes it fit"
-    return (
-        f"not run: needs {format_gb(needed)} per card, the card has {format_gb(capacity)}, so no time or cost{remedy}"
+    room = (
+        f"a server budgets {format_gb(serving_capacity(capacity))} of the card's {format_gb(capacity)}"
+        if goal == "serve"
+        else f"the card has {format_gb(capacity)}"
     )
+    return f"not run: needs {format_gb(needed)} per card, {room}, so no time or cost{remedy}"
 
 
 def summary(result: Estimate, catalog: Catalog | None = None) -> str:

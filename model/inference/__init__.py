@@ -35,6 +35,7 @@ from model.inference.memory import (
     kv_bytes_per_sequence,
     max_batch_that_fits,
     serving_capacity,
+    serving_fits,
 )
 from model.inference.prefill import prefill_time
 
@@ -59,6 +60,7 @@ __all__ = [
     "max_batch_that_fits",
     "prefill_time",
     "serving_capacity",
+    "serving_fits",
     "serving_context",
     "serving_rates",
 ]

@@ -27,19 +27,30 @@ __all__ = [
     "kv_bytes_per_sequence",
     "max_batch_that_fits",
     "serving_capacity",
+    "serving_fits",
 ]
 
 SERVING_MEMORY_FRACTION = 0.9
 """Share of a card's memory a serving engine lets itself use for weights, activations and KV cache:
 vLLM's gpu_memory_utilization and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction both
-default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). It sets the full
-load's batch (the KV pool never grows into the rest); whether a given batch fits is asked of the
-whole card, since a user can raise the setting (llama.cpp keeps no such reserve)."""
+default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). The rest is the
+server's reserve (CUDA graphs, the allocator's fragmentation, other processes). It is the one
+serving budget: whether a batch fits, the largest batch, the fewest cards and every fix ask it."""
 
 
 def serving_capacity(capacity_bytes: float) -> float:
     """Return the bytes of a card of ``capacity_bytes`` a serving engine budgets (SERVING_MEMORY_FRACTION)."""
     return capacity_bytes * SERVING_MEMORY_FRACTION
+
+
+def serving_fits(memory: InferenceMemory, capacity_bytes: float) -> bool:
+    """Return whether a serving card's ``memory`` fits a card of ``capacity_bytes``: the one serving rule.
+
+    Within the server's budget (:func:`serving_capacity`), not the whole card: the same test sets
+    the largest batch (:func:`max_batch_that_fits` solves it), so "fits" and "the most that fit"
+    never disagree.
+    """
+    return memory.total <= serving_capacity(capacity_bytes)
 
 
 class ServingLoad(NamedTuple):
@@ -120,25 +131,28 @@ def max_batch_that_fits(
 ) -> int:
     """Return the most concurrent sequences of ``load.context`` tokens that fit per replica (0: none).
 
+    Fit is :func:`serving_fits` on a card of ``capacity_bytes`` (the server's budget of it).
+
     Memory is linear in the batch on two pieces: while batch x prompt is under one prefill chunk,
     each sequence adds its prompt's transient activations; past it the chunk is full and each
     sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
     With attention data parallelism the solve is per card and the replica holds ``ep`` times it.
     """
+    budget = serving_capacity(capacity_bytes)
     prompt_len = load.prompt_len
     fixed = card_weight_bytes(arch, load.precision, tp=tp, pp=pp, ep=ep) + load.runtime_bytes
     activation = arch.stats.activation_bytes_per_token_layer / tp
     per_sequence = kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
     chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
-    small = (capacity_bytes - fixed) / (per_sequence + prompt_len * activation)
-    large = (capacity_bytes - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
+    small = (budget - fixed) / (per_sequence + prompt_len * activation)
+    large = (budget - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
     candidates = [min(small, chunk_limit)]
     if large > chunk_limit:
         candidates.append(large)
     batch = int(min(max(candidates) * ep, MAX_BATCH))  # solved per card; each of ep cards holds its share
 
     def fits(b: int) -> bool:
-        return inference_memory(arch, load, batch=b, tp=tp, pp=pp, ep=ep).total <= capacity_bytes
+        return serving_fits(inference_memory(arch, load, batch=b, tp=tp, pp=pp, ep=ep), capacity_bytes)
 
     # Floating-point rounding at the boundary: settle on the exact largest batch.
     while batch > 0 and not fits(batch):

@@ -24,8 +24,8 @@ from model.inference import (
     inference_memory,
     loaded_serving,
     max_batch_that_fits,
-    serving_capacity,
     serving_context,
+    serving_fits,
     serving_rates,
 )
 from model.layouts.grid import model_parallel_pairs, powers_of_two
@@ -87,7 +87,6 @@ def serving_layouts(
     tp: int | None,
     pp: int | None,
     attention_dp: int | None = None,
-    budget_bytes: float | None = None,
     concurrency: int | None = None,
 ) -> list[InferencePlan]:
     """Return the serving replicas that hold the weights and their sequences, smallest first.
@@ -99,12 +98,10 @@ def serving_layouts(
     stages of a full node, or tensor parallelism over two nodes, which pays the network's latency
     on every layer's all-reduce. A mixture of experts whose KV cache tensor parallelism cannot split
     over a node (MLA's latent, or fewer KV heads than cards) may also run attention data-parallel
-    over a node or two with its experts split over the same cards (expert parallelism: DeepSeek-V3's
-    own deployment, sec. 3.4; SGLang's and TensorRT-LLM's attention DP). When the layout is the
-    engine's to choose, only replicas within ``budget_bytes`` (what a server budgets by default,
-    :data:`model.inference.memory.SERVING_MEMORY_FRACTION`) are offered while any is: a replica
-    whose weights fill the card past it does not start with the server's defaults, so no one runs
-    it unasked. When none fits the card, only the replica that comes closest, not fitting.
+        over a node or two with its experts split over the same cards (expert parallelism: DeepSeek-V3's
+    own deployment, sec. 3.4; SGLang's and TensorRT-LLM's attention DP). A replica fits when a card
+    holds it within what a server budgets (:func:`model.inference.serving_fits`: the one serving
+    rule). When none fits, only the replica that comes closest, not fitting.
     """
     node = min(gpus_per_node, cards)
     shapes: list[tuple[int, int, int]]
@@ -129,15 +126,13 @@ def serving_layouts(
         replicas = max(1, cards // (t * p * e))
         each = -(-concurrency // replicas) if concurrency else batch
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
-        candidate = InferencePlan(t, p, replicas, memory, memory.total <= capacity_bytes, e, each, concurrency)
+        candidate = InferencePlan(t, p, replicas, memory, serving_fits(memory, capacity_bytes), e, each, concurrency)
         if candidate.fits:
             fitting.append(candidate)
         elif fallback is None or memory.total < fallback.memory.total:
             fallback = candidate
     if fitting:
-        chosen_freely = not (tp or pp) and not (attention_dp and attention_dp > 1)  # attention_dp 1 only rules DP out
-        within = [plan for plan in fitting if budget_bytes is None or plan.memory.total <= budget_bytes]
-        return within if chosen_freely and within else fitting
+        return fitting
     assert fallback is not None
     return [fallback]
 
@@ -223,15 +218,14 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     s, arch, gpu = r.scenario, r.arch, r.gpu
     load = serving_load(r)
     wanted = 1 if s.batch == "max" else int(s.batch)
-    budget = serving_capacity(gpu.capacity_bytes)
     plans = serving_layouts(
         arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, budget_bytes=budget, concurrency=s.concurrency,
+        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, concurrency=s.concurrency,
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.
     largest = (
-        {p.key: max_batch_that_fits(arch, budget, load, tp=p.tp, pp=p.pp, ep=p.ep) for p in plans}
+        {p.key: max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=p.tp, pp=p.pp, ep=p.ep) for p in plans}
         if s.batch == "max"
         else {}
     )
@@ -248,7 +242,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
         plans, score, one_user=(s.concurrency or s.batch) == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
     if plan.key not in largest:
-        largest[plan.key] = max_batch_that_fits(arch, budget, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
+        largest[plan.key] = max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
 
     def batch_of(option: InferencePlan) -> int:
         return max(1, largest[option.key]) if s.batch == "max" else option.batch

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from model.architecture import Architecture
 from model.efficiency import Efficiencies
 from model.layouts.grid import expert_degrees, model_parallel_pairs
+from model.limits import ScenarioError
 from model.memory import Layout, TrainingMemory
 from model.results import TrainingCandidate
 from model.scenario import Recompute
@@ -125,7 +126,9 @@ def search_training_layout(
     needs. When nothing fits, the layout that needs the
     least memory is returned with ``fits`` False, so "does not fit" reports the best the cards can do.
     """
-    pairs = model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, knobs.tp, knobs.pp)
+    pairs = _pairs_within_cards(
+        model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, knobs.tp, knobs.pp), knobs, cards
+    )
     if knobs.global_batch is None and knobs.dp is None:
         # More replicas than sequences cannot each get a micro-batch: add model parallelism.
         within = tuple((t, p) for t, p in pairs if cards // (t * p) <= batch_sequences)
@@ -197,6 +200,29 @@ def search_training_layout(
         ), 1
     ranked = sorted(timed, key=lambda plan: (plan.seconds_per_token, plan.layout.tp * plan.layout.pp))
     return tuple(ranked[: 1 + CANDIDATES_SHOWN]), count
+
+
+def _pairs_within_cards(pairs: tuple[tuple[int, int], ...], knobs: Knobs, cards: int) -> tuple[tuple[int, int], ...]:
+    """Keep the (tp, pp) pairs that complete the user's fixed dp and ep within the cards.
+
+    With dp fixed, a replica has cards / dp cards (the scenario's check makes dp divide them):
+    the pairs that fill it exactly, or, when none can (tp must divide the heads), the largest
+    that fit, the rest idle and said so. A fixed ep divides the tp x dp cards its experts are
+    spread over (Megatron-Core: EP x expert-DP = TP x DP with expert tensor parallelism 1).
+
+    Raises:
+        ScenarioError: no pair leaves a whole number of expert groups.
+    """
+    if knobs.dp is not None:
+        room = cards // knobs.dp
+        within = [(t, p) for t, p in pairs if t * p <= room]
+        largest = max((t * p for t, p in within), default=0)
+        pairs = tuple((t, p) for t, p in within if t * p == largest)
+    if knobs.ep is not None:
+        pairs = tuple((t, p) for t, p in pairs if (t * (knobs.dp or cards // (t * p))) % knobs.ep == 0)
+        if not pairs:
+            raise ScenarioError("ep", knobs.ep, "a divisor of tp × dp: expert parallelism spans those cards")
+    return pairs
 
 
 def _interleavings(arch: Architecture, knobs: Knobs, plan: TrainingPlan) -> list[int]:

@@ -116,23 +116,22 @@ def test_under_load_the_replica_with_the_most_tokens_per_card_within_the_target_
         assert strict.tpot_s <= 0.03
 
 
-def test_a_chosen_replica_leaves_the_servers_default_memory_reserve_but_a_pinned_one_may_use_the_card():
-    # DeepSeek-V3 in FP8 on four B200s is 168 GB of weights per card: it fits the card, not the
-    # 90 % a server budgets by default (vLLM's gpu_memory_utilization), so it is not offered unasked.
+def test_every_replica_fits_within_the_servers_budget_whether_chosen_or_pinned():
+    # DeepSeek-V3 in FP8 on four B200s is 168 GB of weights per card: within the card, not within the
+    # 90 % a server budgets by default (vLLM's gpu_memory_utilization). One rule for every replica.
     base = {"model": "deepseek-v3", "gpu": "b200", "cards": 8, "precision": "fp8", "batch": 100}
-    gpu = CATALOG.gpus["b200"]
+    budget = 0.9 * CATALOG.gpus["b200"].capacity_bytes
     chosen = _serve(**base).inference
-    assert chosen.memory_per_gpu.total <= 0.9 * gpu.capacity_bytes
-    assert all(c.memory_per_gpu <= 0.9 * gpu.capacity_bytes for c in chosen.layout_candidates)
-    pinned = _serve(**base, tp=4, pp=1).inference
-    assert pinned.fits and pinned.memory_per_gpu.total > 0.9 * gpu.capacity_bytes
-    assert (pinned.tp, pinned.dp) == (4, 2)
-    # Ruling attention DP out still leaves the tensor-parallel degree to the engine, reserve kept.
+    assert chosen.fits and chosen.memory_per_gpu.total <= budget
+    assert all(c.memory_per_gpu <= budget for c in chosen.layout_candidates)
+    pinned = _serve(**base, tp=4, pp=1)
+    assert not pinned.inference.fits and pinned.inference.memory_per_gpu.total > budget
+    assert 0 < pinned.inference.max_batch < 100  # the same budget sets the largest batch
+    assert pinned.to_dict()["inference"]["cost_per_million_output_tokens_usd"] is None
     no_dp = _serve(**base, attention_dp=1).inference
-    assert no_dp.ep == 1 and no_dp.memory_per_gpu.total <= 0.9 * gpu.capacity_bytes
-    # On four cards nothing fits within the reserve: the card's whole memory decides, and it serves.
+    assert no_dp.ep == 1 and no_dp.fits and no_dp.memory_per_gpu.total <= budget
     four = _serve(**{**base, "cards": 4}).inference
-    assert four.fits and four.memory_per_gpu.total > 0.9 * gpu.capacity_bytes
+    assert not four.fits and four.max_batch == pinned.inference.max_batch  # the same replica, the same answer
 
 
 def test_cost_per_million_tokens_falls_with_utilisation_and_batch():
