@@ -231,7 +231,9 @@ def _check_layout(s: Scenario) -> None:
     fixed = " × ".join(f"{name} {value}" for name, value in (("tp", s.tp), ("pp", s.pp)) if value)
     if model_parallel > cards:
         name = "pp" if s.pp else "tp"
-        raise ScenarioError(name, getattr(s, name), f"{fixed} needs {model_parallel:,} cards; the scenario has {cards:,}")
+        raise ScenarioError(
+            name, getattr(s, name), f"{fixed} needs {model_parallel:,} cards; the scenario has {cards:,}"
+        )
     if s.dp is not None:
         if cards % s.dp:
             raise ScenarioError("dp", s.dp, f"a divisor of the {cards:,} cards (e.g. {_divisor_near(cards, s.dp):,})")

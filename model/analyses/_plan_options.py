@@ -9,6 +9,7 @@ from typing import Literal, NamedTuple
 from model.analyses.exclusions import Reason
 from model.catalog import Catalog
 from model.estimate import estimate
+from model.layouts.serving import replicas_needed
 from model.scenario import Scenario, with_batch
 
 __all__ = ["FASTER_STEPS", "Plan", "PlanOption", "faster_options", "layout_of", "pareto_front"]
@@ -88,7 +89,7 @@ def faster_options(
             break  # a smaller batch no longer answers faster
         if ttft_s is not None and inference.ttft_s > ttft_s:
             break
-        groups = max(1, math.ceil(tokens_per_s / per_group))
+        groups = replicas_needed(tokens_per_s, per_group)
         cards = groups * replica.cards
         if cards > max_cards:
             break

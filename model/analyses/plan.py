@@ -29,6 +29,7 @@ from model.analyses.exclusions import Reason, worded
 from model.analyses.serving import largest_batch_within_latency
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
+from model.layouts.serving import replicas_needed
 from model.limits import ScenarioError
 from model.precision import Precision
 from model.pricing import Owning, market_rent_ratio, owning_price, rental_price
@@ -142,7 +143,7 @@ def plan_serving(
                     reasons.add(Reason("ttft"))
                     continue
                 per_group = fit.tokens_per_s or 0.0
-                groups = max(1, math.ceil(output_tokens_per_s / per_group))
+                groups = replicas_needed(output_tokens_per_s, per_group)
                 cards = groups * replica_cards
                 if cards > max_cards:
                     reasons.add(Reason("max_cards", (("cards", f"{max_cards:,}"),)))

@@ -60,7 +60,7 @@ __all__ = [
     "max_batch_that_fits",
     "prefill_time",
     "serving_capacity",
-    "serving_fits",
     "serving_context",
+    "serving_fits",
     "serving_rates",
 ]

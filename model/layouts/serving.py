@@ -9,6 +9,7 @@ output tokens per second per card that meets the latency target.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -42,6 +43,7 @@ __all__ = [
     "forget_serving_choices",
     "plan_serving",
     "replica_name",
+    "replicas_needed",
     "serving_layouts",
     "serving_load",
 ]
@@ -135,6 +137,22 @@ def serving_layouts(
         return fitting
     assert fallback is not None
     return [fallback]
+
+
+def replicas_needed(traffic_tokens_per_s: float, replica_tokens_per_s: float, utilization: float = 1.0) -> int:
+    """Return how many replicas serve ``traffic_tokens_per_s`` output tokens: the one rule for a fleet's size.
+
+    Each replica gives ``replica_tokens_per_s`` at full load (prefill of arriving requests
+    included) and is busy ``utilization`` of the time on average, so the fleet is
+    ceil(traffic / (rate x utilization)), at least one. The planner asks it at utilisation 1 (its
+    target is the load the cards must carry); the cost over time at the scenario's utilisation.
+    0 replicas when a replica gives nothing (it does not run).
+    """
+    effective = replica_tokens_per_s * utilization
+    if effective <= 0.0:
+        return 0
+    # A hair under the quotient: a traffic of exactly k replicas' worth must not round up to k + 1.
+    return max(1, math.ceil(traffic_tokens_per_s / effective * (1.0 - 1e-12)))
 
 
 def replica_name(tp: int, pp: int, ep: int = 1, *, times: str = "×") -> str:

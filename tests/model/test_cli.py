@@ -189,6 +189,12 @@ def test_a_summary_gives_no_time_or_cost_for_what_does_not_fit_and_names_what_wo
         (["--mlp", "cubic"], "--mlp", "choose from"),
         (["--concurrency", "0"], "--concurrency", "out of range"),
         (["--concurrency", "64", "--batch", "8"], "--concurrency", "not both"),
+        # Fixed layout dimensions the cards cannot hold (issue 29): refused, naming what would work.
+        (["--cards", "64", "--tp", "8", "--dp", "16"], "--dp", "at most 8 with tp 8 on 64 cards"),
+        (["--cards", "64", "--dp", "12"], "--dp", "a divisor of the 64 cards (e.g. 8)"),
+        (["--cards", "4", "--tp", "8"], "--tp", "tp 8 needs 8 cards; the scenario has 4"),
+        (["--cards", "8", "--tp", "4", "--pp", "4"], "--pp", "tp 4 × pp 4 needs 16 cards"),
+        (["--cards", "64", "--model", "mixtral-8x7b", "--tp", "2", "--dp", "8", "--ep", "3"], "--ep", "tp × dp"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_flag(args, flag, hint):

@@ -74,3 +74,26 @@ def test_the_goal_sets_the_training_mode():
     assert goal_scenario(tuned, "pretrain").finetune == "none"
     assert goal_scenario(Scenario(), "finetune").finetune == "lora"
     assert goal_scenario(tuned, "serve") == tuned
+
+
+def test_a_refused_format_offers_bf16_only_when_bf16_fits():
+    # Issue 29: Llama 3.1 70B in int4 on 2 RTX 4090s offered "fits with BF16" at 598 GB per card.
+    small = Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="int4")
+    refused = goal_verdict(small, "pretrain", CATALOG)
+    assert refused.refusal == "untrainable_precision" and refused.fixes == ()
+    roomy = dataclasses.replace(small, model="llama-3.1-8b", gpu="h100-sxm", cards=8)
+    fix = next(fix for fix in goal_verdict(roomy, "pretrain", CATALOG).fixes if fix.knob == "precision")
+    bf16 = estimate(dataclasses.replace(roomy, precision="bf16"), CATALOG).training
+    assert bf16.fits and fix.needed_bytes == pytest.approx(bf16.memory_per_gpu.total)
+
+
+@pytest.mark.parametrize("goal", GOALS)
+def test_each_fix_carries_the_memory_the_engine_gives_the_fixed_scenario(goal):
+    scenario = Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="fp8", prompt_len=4096)
+    verdict = goal_verdict(scenario, goal, CATALOG)
+    assert verdict.fixes, "this scenario fits nowhere as it stands, and some single change makes each goal fit"
+    for fix in verdict.fixes:
+        fixed = estimate(dataclasses.replace(_apply(goal_scenario(scenario, goal), fix), batch=1), CATALOG)
+        part = fixed.inference if goal == "serve" else fixed.training
+        assert part.fits, fix
+        assert fix.needed_bytes == pytest.approx(part.memory_per_gpu.total), fix

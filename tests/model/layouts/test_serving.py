@@ -7,6 +7,7 @@ import pytest
 
 from model import Scenario, ScenarioError, estimate
 from model.analyses.serving import batch_sweep
+from model.layouts.serving import replicas_needed
 from model.validation import load_references
 
 LOADED = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8, prompt_len=1000, output_len=1000)
@@ -69,3 +70,12 @@ def test_benchmarks_at_a_fixed_concurrency_are_typed_with_it_and_no_replica():
     for reference in loaded:
         assert reference.typed.batch == 1 and reference.typed.tp is None and reference.typed.attention_dp is None
         assert reference.typed.concurrency == reference.scenario.concurrency
+
+
+def test_a_traffic_needs_the_ceiling_of_its_rate_over_what_a_busy_replica_gives():
+    # 1,000 tokens/s on replicas of 300 tokens/s at full load: 4 at utilisation 1, 5 busy 70 % of the time.
+    assert replicas_needed(1000.0, 300.0) == 4
+    assert replicas_needed(1000.0, 300.0, 0.7) == 5
+    assert replicas_needed(900.0, 300.0) == 3  # exactly three replicas' worth is three, not four
+    assert replicas_needed(1.0, 300.0) == 1
+    assert replicas_needed(1000.0, 0.0) == 0  # a replica that does not run serves nothing

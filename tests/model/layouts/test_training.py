@@ -203,3 +203,43 @@ def test_a_fixed_interleaving_on_a_partial_group_of_micro_batches_is_kept_and_fl
     whole = estimate(Scenario(model="llama-2-70b", cards=64, tp=8, pp=8, vp=4, micro_batch=1, global_batch=512))
     assert "vp_partial_group" not in {note.code for note in whole.notes}
     assert "vp_partial_group" not in {note.code for note in estimate(Scenario(model="llama-2-70b", cards=64)).notes}
+
+
+@pytest.mark.parametrize(
+    ("fixed", "expected"),
+    [
+        ({"tp": 8, "dp": 8}, (8, 1, 8)),  # a published run typed with its tp and dp: pp 1, not an added pp
+        ({"dp": 8}, None),
+        ({"tp": 4}, None),
+        ({"pp": 4}, None),
+        ({"tp": 2, "pp": 4, "dp": 8}, (2, 4, 8)),
+    ],
+)
+def test_fixed_dimensions_are_kept_and_the_free_ones_fill_the_cards(fixed, expected):
+    # Issue 29: --dp 8 on 64 cards picked tp 4 x pp 16 x dp 8, 512 cards, and timed it.
+    training = _training(model="llama-3.1-70b", gpu="h100-sxm", cards=64, tokens=1e11, **fixed)
+    layout = training.parallelism
+    assert layout.tp * layout.pp * layout.dp == 64
+    assert all(getattr(layout, name) == value for name, value in fixed.items())
+    if expected:
+        assert (layout.tp, layout.pp, layout.dp) == expected
+
+
+def test_a_fixed_dp_that_leaves_no_whole_replica_shape_idles_the_rest_and_says_so():
+    result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=24, dp=8, tokens=1e11), CATALOG)
+    layout = result.training.parallelism
+    used = layout.tp * layout.pp * layout.dp
+    assert layout.dp == 8 and used < 24  # tp and pp are powers of two: 3 cards per replica cannot be filled
+    assert [note.fields for note in result.notes if note.code == "cards_idle"] == [
+        {"shape": f"tp {layout.tp} x pp {layout.pp} x dp 8", "used": str(used), "cards": "24"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fixed", "field"),
+    [({"tp": 8, "dp": 16}, "dp"), ({"dp": 12}, "dp"), ({"tp": 8, "pp": 16}, "pp"), ({"ep": 128}, "ep")],
+)
+def test_fixed_dimensions_the_cards_cannot_hold_are_a_bad_input_naming_the_field(fixed, field):
+    with pytest.raises(ScenarioError) as raised:
+        estimate(Scenario(model="mixtral-8x7b", gpu="h100-sxm", cards=64, **fixed), CATALOG)
+    assert raised.value.field == field
