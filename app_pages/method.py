@@ -18,6 +18,7 @@ from ui.rows.method import (
     formulas_by_group,
     group_markdown,
     range_method_text,
+    shared_rules,
     verdict_rule,
 )
 from ui.sidebar import current_scenario
@@ -37,6 +38,7 @@ st.markdown(
 )
 _LABELS = {
     "assumptions": (":material/tune:", translatable("Assumptions in force")),
+    "rules": (":material/rule:", translatable("Shared rules")),
     "formulas": (":material/function:", translatable("Formulas")),
     "claims": (":material/fact_check:", translatable("Seed claims")),
 }
@@ -50,7 +52,9 @@ view = st.segmented_control(
     persist_state="session",
 )
 
-if view == "formulas":
+if view == "rules":
+    st.markdown(shared_rules(result.resolved.gpu))
+elif view == "formulas":
     st.caption(tr("Each formula as the engine computes it, with its source and the function that holds it."))
     for index, (group, formulas) in enumerate(formulas_by_group()):
         with st.expander(tr("{group} ({count})", group=tr(group), count=f"{len(formulas)}"), expanded=index == 0):

@@ -87,7 +87,7 @@ PRICING_OPTIONS: tuple[str, ...] = ("rent", "own")
 PLAN_GOALS: tuple[str, ...] = ("serve", "train")
 TRAINING_FORMATS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8")
 """Formats the planner weighs for training (the rest are weight-only serving formats)."""
-METHOD_VIEWS: tuple[str, ...] = ("assumptions", "formulas", "claims")
+METHOD_VIEWS: tuple[str, ...] = ("assumptions", "rules", "formulas", "claims")
 ANATOMY_VIEWS: tuple[str, ...] = ("hierarchy", "links", "generations")
 VALIDATION_KINDS: tuple[str, ...] = ("all", *KINDS)
 

@@ -60,3 +60,17 @@ def test_a_shared_link_restores_the_scenario_the_assumptions_describe():
     rows = _assumptions(at)
     assert rows["Memory bandwidth"].startswith("4,254 of 4,800")
     assert any("Llama 3.1 70B on 64 × NVIDIA H200" in caption.value for caption in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_shared_rules_state_the_serving_budget_and_reserve_with_the_engines_figures(lang):
+    from model import default_catalog
+    from model.inference import serving_capacity
+
+    at = open_page("method", method_view="rules", gpu="rtx-4090", lang=lang)
+    text = "\n".join(block.value for block in at.markdown)
+    card = default_catalog().gpus["rtx-4090"].capacity_bytes
+    budget, reserve = serving_capacity(card), card - serving_capacity(card)
+    for figure in (f"{budget / 1e9:,.1f} GB", f"{card / 1e9:,.1f} GB", f"{reserve / 1e9:,.1f} GB", "90%"):
+        assert figure in text, figure
+    assert ("tp × pp × dp" in text) and ("⌈N ÷" in text)

@@ -10,7 +10,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from model.catalog import DRIVER_RESERVED_BYTES, Gpu
 from model.explain import FORMULA_GROUPS, FORMULAS, Assumption, Formula
+from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
 from model.results import UNCERTAIN_SPREAD
 from model.seeds import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SPEC_TOLERANCE, VERDICTS, ClaimCheck
 from model.validation import ValidationReport
@@ -28,6 +30,7 @@ __all__ = [
     "formulas_by_group",
     "group_markdown",
     "range_method_text",
+    "shared_rules",
     "verdict_rule",
 ]
 
@@ -124,6 +127,45 @@ def claims_takeaway(checks: Iterable[ClaimCheck]) -> str:
         "assumptions column says which setup reconciles them.",
         count=f"{len(listed)}",
         parts=parts,
+    )
+
+
+def shared_rules(gpu: Gpu) -> str:
+    """Say the rules every page, the planner and the command line share, with this GPU's figures.
+
+    Each rule has one home in the engine (named in the text's code spans); this is their one statement.
+    """
+    capacity = gpu.capacity_bytes
+    budget = serving_capacity(capacity)
+    return tr(
+        "**One scenario, one answer.** Every page, the planner and the command line ask the engine the same "
+        "questions, each answered by one rule:\n\n"
+        "1. **Serving fits** when a card of the replica holds the weights, the runtime, one prefill chunk's "
+        "activations and the KV cache of its batch within **{fraction} of the card**: {budget} GB of the "
+        "{capacity} GB a {gpu} has. That is what vLLM (`gpu_memory_utilization`) and TensorRT-LLM budget by "
+        "default; the other {reserve} GB is the server's reserve (CUDA graphs, the allocator's fragmentation). "
+        "The largest batch is the most sequences within that budget; a batch above it gets no speed and no "
+        "price.\n"
+        "2. **Training fits** when the busiest card of the chosen layout holds weights, gradients, optimizer "
+        "states and activations within the card's usable {capacity} GB (what the driver reports, less the "
+        "{driver} GB it keeps).\n"
+        "3. **Layouts.** A replica is tp × pp cards and dp replicas share the cards. What you fix is kept and the "
+        "search fills the rest within the cards: tp × pp × dp is at most the cards, a fixed dp divides them, a "
+        "fixed ep divides tp × dp. Fixed values that break these are refused with what would work; cards a "
+        "layout cannot use are said to sit idle.\n"
+        "4. **Fixes.** Each change offered to make a scenario fit (more cards, a smaller format, LoRA or QLoRA, "
+        "a shorter context or sequence) is estimated first and shown with the memory per card it gives; none "
+        "that does not fit is offered.\n"
+        "5. **Traffic.** N output tokens per second need ⌈N ÷ (one replica's full-load rate × utilisation)⌉ "
+        "replicas; the planner asks at utilisation 1 (the load its cards must carry), the cost over time at "
+        "yours.\n"
+        "6. **Nothing that cannot run gets a number:** no time, speed or price for a setup that does not fit.",
+        fraction=f"{SERVING_MEMORY_FRACTION:.0%}",
+        budget=f"{budget / 1e9:,.1f}",
+        capacity=f"{capacity / 1e9:,.1f}",
+        reserve=f"{(capacity - budget) / 1e9:,.1f}",
+        driver=f"{DRIVER_RESERVED_BYTES / 1e9:g}",
+        gpu=gpu.short_name,
     )
 
 
