@@ -8,26 +8,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from model.catalog import CatalogError, default_catalog, load_user_catalog
+from model.commands.flags import batch, finite, fraction, scenario_number, scenario_whole
 from model.commands.listing import LISTS, catalog_table
+from model.commands.plan import add_plan_parser, run_plan
 from model.commands.summary import summary
 from model.estimate import estimate
 from model.limits import ScenarioError
 from model.precision import KV_PRECISIONS, PRECISIONS
-from model.scenario import (
-    FINETUNE_MODES,
-    MAX_BATCH,
-    OPTIMIZERS,
-    RECOMPUTE_MODES,
-    SCENARIO_FIELDS,
-    Scenario,
-)
-from model.units import parse_quantity
+from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, Scenario
 
 __all__ = ["main"]
 
@@ -39,141 +32,87 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _count(kind: str, minimum: float, maximum: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = parse_quantity(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not a number; expected {kind} (e.g. 7e9, 7B, 2T, 1.5k)"
-            ) from None
-        if not minimum <= value <= maximum:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is out of range; expected {kind} from {minimum:g} to {maximum:g}"
-            )
-        return value
-
-    return parse
-
-
-def _whole(kind: str, minimum: int, maximum: int) -> Callable[[str], int]:
-    counted = _count(kind, minimum, maximum)
-
-    def parse(text: str) -> int:
-        value = counted(text)
-        if value != int(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; expected {kind}")
-        return int(value)
-
-    return parse
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = parse_quantity(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; expected a fraction between 0 and 1") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range; expected a fraction above 0 and at most 1")
-    return value
-
-
-def _batch(text: str) -> int | str:
-    if text.strip().lower() == "max":
-        return "max"
-    return _whole("a batch size or max", 1, MAX_BATCH)(text)
-
-
-def _price(text: str) -> float:
-    return _count("a price in dollars per GPU-hour", 0, 10_000)(text)
-
-
 def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     model = p.add_argument_group("model")
     which = model.add_mutually_exclusive_group()
     which.add_argument("--model", metavar="ID", help="a preset id (python -m model list models)")
     which.add_argument(
         "--params",
-        type=_count("a parameter count", 1e6, 1e14),
+        type=scenario_number("params", "a parameter count"),
         metavar="N",
         help="a bare parameter count; a Llama-style architecture is derived",
     )
-    for flag, limit in (
-        ("layers", 2048),
-        ("hidden", 1_000_000),
-        ("heads", 4096),
-        ("kv-heads", 4096),
-        ("head-dim", 65_536),
-        ("ffn", 10_000_000),
-        ("vocab", 10_000_000),
-        ("experts", 100_000),
-        ("active-experts", 100_000),
-    ):
-        model.add_argument(f"--{flag}", type=_whole(f"a {flag} count", 1, limit), metavar="N")
+    for field in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "experts", "active_experts"):
+        flag = field.replace("_", "-")
+        model.add_argument(f"--{flag}", type=scenario_whole(field, f"a {flag} count"), metavar="N")
     model.add_argument("--mlp", choices=("gated", "plain"), help="SwiGLU (3 matrices) or GELU (2)")
     model.add_argument(
         "--tied-embeddings", choices=("true", "false"), help="whether the LM head shares the input embedding"
     )
     hw = p.add_argument_group("hardware")
     hw.add_argument("--gpu", metavar="ID", help="a GPU id (python -m model list gpus)")
-    hw.add_argument("--cards", type=_whole("a card count", 1, 1_000_000), metavar="N")
-    hw.add_argument("--gpus-per-node", type=_whole("a node size", 1, 100_000), metavar="N")
+    hw.add_argument("--cards", type=scenario_whole("cards", "a card count"), metavar="N")
+    hw.add_argument("--gpus-per-node", type=scenario_whole("gpus_per_node", "a node size"), metavar="N")
     hw.add_argument("--interconnect", metavar="ID", help="scale-up link inside a node")
     hw.add_argument("--network", metavar="ID", help="scale-out network between nodes")
     hw.add_argument("--precision", choices=PRECISIONS, metavar="|".join(PRECISIONS))
     hw.add_argument("--kv-precision", choices=KV_PRECISIONS, metavar="|".join(KV_PRECISIONS))
     hw.add_argument("--catalog", metavar="FILE", help="a YAML file of extra gpus: and models: rows")
-    hw.add_argument("--price-per-gpu-hour", type=_price, metavar="F")
+    hw.add_argument(
+        "--price-per-gpu-hour",
+        type=scenario_number("price_per_gpu_hour", "a price in dollars per GPU-hour"),
+        metavar="F",
+    )
     tr = p.add_argument_group("training")
-    tr.add_argument("--tokens", type=_count("a token count", 1, 1e16), metavar="N")
-    tr.add_argument("--seq-len", type=_whole("a sequence length", 1, 100_000_000), metavar="N")
-    tr.add_argument("--global-batch", type=_whole("sequences per step", 1, 100_000_000), metavar="N")
-    tr.add_argument("--micro-batch", type=_whole("sequences per micro-batch", 1, 1_000_000), metavar="N")
+    tr.add_argument("--tokens", type=scenario_number("tokens", "a token count"), metavar="N")
+    tr.add_argument("--seq-len", type=scenario_whole("seq_len", "a sequence length"), metavar="N")
+    tr.add_argument("--global-batch", type=scenario_whole("global_batch", "sequences per step"), metavar="N")
+    tr.add_argument("--micro-batch", type=scenario_whole("micro_batch", "sequences per micro-batch"), metavar="N")
     for flag in ("tp", "pp", "dp", "ep"):
-        tr.add_argument(f"--{flag}", type=_whole(f"a {flag} degree", 1, 1_000_000), metavar="N")
+        tr.add_argument(f"--{flag}", type=scenario_whole(flag, f"a {flag} degree"), metavar="N")
     tr.add_argument("--zero", type=int, choices=(0, 1, 2, 3), metavar="0-3")
-    tr.add_argument("--vp", type=_whole("interleaved stages per pipeline rank", 1, 1024), metavar="N")
+    tr.add_argument("--vp", type=scenario_whole("vp", "interleaved stages per pipeline rank"), metavar="N")
     tr.add_argument(
         "--recompute", choices=RECOMPUTE_MODES, metavar="|".join(RECOMPUTE_MODES),
         help="selective: per-op checkpointing with flash attention (half the products rerun), the attention "
         "core without it; full: every layer's forward again (default: the layout search chooses)",
     )  # fmt: skip
     tr.add_argument(
-        "--recompute-layers", type=_whole("layers per stage to recompute", 1, 2048), metavar="N",
+        "--recompute-layers", type=scenario_whole("recompute_layers", "layers per stage to recompute"), metavar="N",
         help="recompute only N of each pipeline stage's layers in full",
     )  # fmt: skip
     tr.add_argument("--optimizer", choices=OPTIMIZERS, metavar="|".join(OPTIMIZERS))
     tr.add_argument("--finetune", choices=FINETUNE_MODES, metavar="|".join(FINETUNE_MODES))
-    tr.add_argument("--lora-rank", type=_whole("a LoRA rank", 1, 65_536), metavar="N")
-    tr.add_argument("--mfu", type=_fraction, metavar="F", help="fix the model FLOPs utilisation")
+    tr.add_argument("--lora-rank", type=scenario_whole("lora_rank", "a LoRA rank"), metavar="N")
+    tr.add_argument("--mfu", type=fraction, metavar="F", help="fix the model FLOPs utilisation")
     tr.add_argument("--no-master-weights", action="store_true", help="pure 16-bit training")
     tr.add_argument("--no-flash-attention", action="store_true")
     inf = p.add_argument_group("inference")
     inf.add_argument(
-        "--batch", type=_batch, metavar="N|max",
+        "--batch", type=batch, metavar="N|max",
         help="concurrent sequences on each serving replica (the estimate serves dp replicas, so dp x N in all; "
         "pin --tp to put every card in one, or give --concurrency for users over all the cards), or max: as many "
         "as fit",
     )  # fmt: skip
     inf.add_argument(
-        "--concurrency", type=_whole("sequences in flight over all replicas", 1, MAX_BATCH), metavar="N",
+        "--concurrency", type=scenario_whole("concurrency", "sequences in flight over all replicas"), metavar="N",
         help="sequences in flight over every replica, as a benchmark's --max-concurrency sets: each replica "
         "serves its share (instead of --batch)",
     )  # fmt: skip
-    inf.add_argument("--prompt-len", type=_whole("a prompt length", 1, 100_000_000), metavar="N")
-    inf.add_argument("--output-len", type=_whole("an output length", 1, 100_000_000), metavar="N")
-    inf.add_argument("--utilization", type=_fraction, metavar="F")
+    inf.add_argument("--prompt-len", type=scenario_whole("prompt_len", "a prompt length"), metavar="N")
+    inf.add_argument("--output-len", type=scenario_whole("output_len", "an output length"), metavar="N")
+    inf.add_argument("--utilization", type=fraction, metavar="F")
     inf.add_argument(
-        "--target-tpot-s", type=_count("seconds per output token", 1e-5, 1e3), metavar="F",
+        "--target-tpot-s", type=scenario_number("target_tpot_s", "seconds per output token"), metavar="F",
         help="the slowest time per output token a full-load replica may give (e.g. 0.05)",
     )  # fmt: skip
     inf.add_argument(
-        "--draft-tokens", type=_whole("drafted tokens per step", 0, 16), metavar="N",
+        "--draft-tokens", type=scenario_whole("draft_tokens", "drafted tokens per step"), metavar="N",
         help="speculative decoding: tokens drafted and verified per step (0: off)",
     )  # fmt: skip
-    inf.add_argument("--draft-acceptance", type=_fraction, metavar="F", help="chance a drafted token is accepted")
+    inf.add_argument("--draft-acceptance", type=fraction, metavar="F", help="chance a drafted token is accepted")
     inf.add_argument(
-        "--attention-dp", type=_whole("cards of attention data parallelism", 1, 4096), metavar="N",
+        "--attention-dp", type=scenario_whole("attention_dp", "cards of attention data parallelism"), metavar="N",
         help="serve a mixture of experts attention-data-parallel over N cards, experts split over them (1: never)",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -198,17 +137,6 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     return Scenario(**given)
 
 
-def _finite(value: Any) -> Any:
-    """Replace non-finite floats (never expected) with None so the JSON stays valid."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
 def _validate(*, as_json: bool) -> None:
     """Print the validation report, as text or one JSON object."""
     # Imported here: only this command reads the reference measurements.
@@ -230,8 +158,6 @@ def build_parser() -> argparse.ArgumentParser:
     lister.add_argument("--json", action="store_true")
     validator = commands.add_parser("validate", help="compare the engine with published measurements")
     validator.add_argument("--json", action="store_true")
-    from model.commands.plan import add_plan_parser  # late: it reuses this module's number parsers
-
     add_plan_parser(commands)
     return parser
 
@@ -251,8 +177,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             _validate(as_json=args.json)
             return 0
         if args.command == "plan":
-            from model.commands.plan import run_plan
-
             return run_plan(args, catalog)
         result = estimate(scenario_from_args(args), catalog)
     except ScenarioError as error:
@@ -261,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CatalogError as error:
         parser.exit(2, f"{parser.prog}: error: argument --catalog: {error}\n")
     if args.json:
-        print(json.dumps(_finite(result.to_dict()), allow_nan=False))
+        print(json.dumps(finite(result.to_dict()), allow_nan=False))
     else:
         print(summary(result, catalog))
     return 0

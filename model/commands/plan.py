@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any, cast
 
 from model.analyses.plan import Plan, plan_serving, plan_training
 from model.catalog import Catalog
-from model.cli import _count, _whole
+from model.commands.flags import finite, quantity, scenario_number, scenario_whole
 from model.precision import PRECISIONS, Precision
 from model.pricing import Owning
 from model.scenario import FINETUNE_MODES, Scenario
 
 __all__ = ["add_plan_parser", "run_plan"]
 
+_DEFAULTS = Scenario()
+"""A scenario's defaults (prompt and output lengths), which the planner's flags share."""
 _SHOWN = 10
 """Options printed as text (--json gives them all)."""
 
@@ -35,15 +36,17 @@ def _precisions(text: str) -> tuple[Precision, ...]:
 def _common(parser: argparse.ArgumentParser) -> None:
     model = parser.add_mutually_exclusive_group()
     model.add_argument("--model", metavar="ID", default="llama-3.1-8b", help="a preset id")
-    model.add_argument("--params", type=_count("a parameter count", 1e6, 1e14), metavar="N")
+    model.add_argument("--params", type=scenario_number("params", "a parameter count"), metavar="N")
     parser.add_argument("--precision", type=_precisions, default=("bf16",), metavar="P[,P...]")
     parser.add_argument("--gpus", metavar="ID,ID,...", help="the GPUs to search (default: every one)")
-    parser.add_argument("--max-cards", type=_whole("a card count", 1, 1_000_000), metavar="N")
-    parser.add_argument("--price-per-gpu-hour", type=_count("dollars per GPU-hour", 0.0, 1e4), metavar="F")
+    parser.add_argument("--max-cards", type=scenario_whole("cards", "a card count"), metavar="N")
+    parser.add_argument(
+        "--price-per-gpu-hour", type=scenario_number("price_per_gpu_hour", "dollars per GPU-hour"), metavar="F"
+    )
     parser.add_argument("--own", action="store_true", help="price owned cards: purchase over --years plus power")
-    parser.add_argument("--years", type=_count("years", 0.5, 15), default=3.0, metavar="Y")
-    parser.add_argument("--kwh", type=_count("dollars per kWh", 0.0, 2.0), default=0.10, metavar="USD")
-    parser.add_argument("--pue", type=_count("a PUE", 1.0, 3.0), default=1.3, metavar="F")
+    parser.add_argument("--years", type=quantity("years", 0.5, 15), default=3.0, metavar="Y")
+    parser.add_argument("--kwh", type=quantity("dollars per kWh", 0.0, 2.0), default=0.10, metavar="USD")
+    parser.add_argument("--pue", type=quantity("a PUE", 1.0, 3.0), default=1.3, metavar="F")
     parser.add_argument("--catalog", metavar="FILE", help="a YAML file of extra gpus: and models: rows")
     parser.add_argument("--json", action="store_true")
 
@@ -53,18 +56,22 @@ def add_plan_parser(commands: Any) -> None:
     plan = commands.add_parser("plan", help="the cheapest GPU x cards x layout that meets a target")
     goals = plan.add_subparsers(dest="goal", required=True, parser_class=type(plan))
     serve = goals.add_parser("serve", help="serve N output tokens/s within latency targets")
-    serve.add_argument("--output-tokens-per-s", type=_count("output tokens per second", 1e-3, 1e12), required=True)
-    serve.add_argument("--tpot-ms", type=_count("milliseconds per output token", 1e-3, 1e7), metavar="X")
-    serve.add_argument("--ttft-ms", type=_count("milliseconds to the first token", 1e-3, 1e8), metavar="Y")
-    serve.add_argument("--prompt-len", type=_whole("a token count", 1, 10_000_000), default=1024, metavar="N")
-    serve.add_argument("--output-len", type=_whole("a token count", 1, 10_000_000), default=256, metavar="N")
+    serve.add_argument("--output-tokens-per-s", type=quantity("output tokens per second", 1e-3, 1e12), required=True)
+    serve.add_argument("--tpot-ms", type=quantity("milliseconds per output token", 1e-3, 1e7), metavar="X")
+    serve.add_argument("--ttft-ms", type=quantity("milliseconds to the first token", 1e-3, 1e8), metavar="Y")
+    serve.add_argument(
+        "--prompt-len", type=scenario_whole("prompt_len", "a token count"), default=_DEFAULTS.prompt_len, metavar="N"
+    )
+    serve.add_argument(
+        "--output-len", type=scenario_whole("output_len", "a token count"), default=_DEFAULTS.output_len, metavar="N"
+    )
     _common(serve)
     train = goals.add_parser("train", help="train on N tokens within a deadline or a budget")
-    train.add_argument("--tokens", type=_count("a token count", 1e3, 1e16), required=True, metavar="N")
-    train.add_argument("--days", type=_count("a number of days", 1e-6, 1e5), metavar="D")
-    train.add_argument("--budget", type=_count("dollars", 1e-6, 1e13), metavar="USD")
+    train.add_argument("--tokens", type=quantity("a token count", 1e3, 1e16), required=True, metavar="N")
+    train.add_argument("--days", type=quantity("a number of days", 1e-6, 1e5), metavar="D")
+    train.add_argument("--budget", type=quantity("dollars", 1e-6, 1e13), metavar="USD")
     train.add_argument("--finetune", choices=FINETUNE_MODES, default="none")
-    train.add_argument("--seq-len", type=_whole("a token count", 1, 10_000_000), metavar="N")
+    train.add_argument("--seq-len", type=scenario_whole("seq_len", "a token count"), metavar="N")
     _common(train)
 
 
@@ -100,16 +107,6 @@ def _plan(args: argparse.Namespace, catalog: Catalog) -> Plan:
     )
 
 
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
-
-
 def _text(plan: Plan) -> str:
     lines = [f"{len(plan.options)} options meet the targets ({plan.estimates} estimates); cheapest first:"]
     for option in plan.options[:_SHOWN]:
@@ -135,5 +132,5 @@ def _text(plan: Plan) -> str:
 def run_plan(args: argparse.Namespace, catalog: Catalog) -> int:
     """Plan, print the options (text or one JSON object) and return the exit status."""
     plan = _plan(args, catalog)
-    print(json.dumps(_finite(plan.to_dict()), allow_nan=False) if args.json else _text(plan))
+    print(json.dumps(finite(plan.to_dict()), allow_nan=False) if args.json else _text(plan))
     return 0

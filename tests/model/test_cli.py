@@ -284,3 +284,14 @@ def test_a_catalog_path_with_a_nul_or_a_newline_is_refused_on_one_line(path, sho
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith(f"python -m model: error: argument --catalog: {shown}: cannot be read")
+
+
+@pytest.mark.parametrize("field", ["tp", "pp", "dp", "cards", "attention_dp", "prompt_len"])
+def test_each_flag_takes_its_range_from_the_engines_one_table(field):
+    # Issue 30: the CLI allowed tp up to 1,000,000 while the engine allowed 4,096.
+    from model.limits import INT_LIMITS
+
+    low, high = INT_LIMITS[field]
+    flag = "--" + field.replace("_", "-")
+    refused = _run("estimate", flag, str(high + 1))
+    assert refused.returncode == 2 and f"from {low:g} to {high:g}" in refused.stderr
