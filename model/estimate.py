@@ -12,10 +12,8 @@ from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
 from model.inference import (
     DecodeStep,
-    loaded_serving,
     serving_capacity,
     serving_fits,
-    serving_rates,
 )
 from model.layouts.plan import plan_training
 from model.layouts.serving import plan_serving
@@ -23,7 +21,7 @@ from model.memory import training_regime
 from model.precision import compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
-from model.training import StepTime, step_time, wall_time
+from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_gb
 
 __all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision"]
@@ -95,33 +93,16 @@ def _training(
     assert plan.work is not None  # the search counted the chosen layout's step already
     work = plan.work
     model_flops = work.model_flops_per_token * r.tokens
-    times: list[float] = []
-    steps: list[StepTime] = []
-    for eff in variants:
-        if s.mfu is not None:
-            seconds = model_flops / (used * peak * s.mfu) / work.steps
-            step = StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)
-        elif eff is variants[0] and plan.step is not None:
-            step = plan.step  # the search timed it already
-        elif (cached := search.range_steps.get(eff)) is not None:
-            step = cached  # this search's range end, timed by an earlier estimate
-        else:
-            step = search.range_steps[eff] = step_time(
-                r,
-                work,
-                layout,
-                microbatches=plan.microbatches,
-                compute_key=key,
-                peak=peak,
-                ceiling_share=share,
-                eff=eff,
-                lora=lora,
-                vp=plan.vp,
-            )
-        steps.append(step)
+    if s.mfu is not None:
+        seconds = model_flops / (used * peak * s.mfu) / work.steps
+        steps = [StepTime(seconds, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, seconds)] * len(variants)
         # A fixed MFU pins the steps; the run's losses are then the expected ones, so the range
         # collapses to the figure: the user has removed the uncertainty the range stands for.
-        times.append(wall_time(step.total, work.steps, used, variants[0] if s.mfu is not None else eff))
+        losses = [variants[0]] * len(variants)
+    else:
+        assert plan.step is not None  # the search timed the best layout under every efficiency set
+        steps, losses = [plan.step, *search.range_steps], list(variants)
+    times = [wall_time(step.total, work.steps, used, eff) for step, eff in zip(steps, losses, strict=True)]
     time_s = times[0]
     gpu_hours = [t * s.cards / HOUR_S for t in times]
     price = r.price_per_gpu_hour
@@ -195,14 +176,9 @@ def _inference(
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:
             notes.append(Note("inference_does_not_fit_some", {**sizes, "most": str(most)}))
-    ctx, first = choice.expected[plan.key]
+    first = choice.expected[plan.key][1]
     price = r.price_per_gpu_hour
-    served = [first]
-    for eff in variants[1:]:
-        one = choice.range_served.get(eff)
-        if one is None:
-            one = choice.range_served[eff] = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.busy)
-        served.append(one)
+    served = [first, *choice.range_served]
     steps: list[DecodeStep] = [one.step for one in served]
     costs: list[float | None] = [
         price * s.cards / HOUR_S / (one.tokens_per_s * s.utilization) * 1e6 if price is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from model.architecture import product_work
 from model.batch import default_global_batch
 from model.caches import BoundedMemo
-from model.efficiency import Efficiencies, achievable_bandwidth, matmul_efficiency
+from model.efficiency import Efficiencies, achievable_bandwidth, efficiency_variants, matmul_efficiency
 from model.layouts.serving import forget_serving_choices
 from model.layouts.training import Knobs, TrainingPlan, TrainingSearch, search_training_layout
 from model.memory import (
@@ -146,7 +146,20 @@ def plan_training(
         selective_redone=selective_products_redone(flash_attention=s.flash_attention), compute_floor=compute_floor,
         memory_of=memory_of, timer=timer,
     )  # fmt: skip
-    search = TrainingSearch(plans[0], tuple(_candidate(r, plan, eff) for plan in plans), timed, {})
+    best = plans[0]
+    assert best.work is not None  # every plan the search returns is timed
+    range_steps = (
+        ()
+        if s.mfu is not None
+        else tuple(
+            step_time(
+                r, best.work, best.layout, microbatches=best.microbatches, compute_key=key, peak=peak,
+                ceiling_share=share, eff=end, lora=lora, vp=best.vp,
+            )
+            for end in efficiency_variants(eff)[1:]
+        )
+    )  # fmt: skip
+    search = TrainingSearch(best, tuple(_candidate(r, plan, eff) for plan in plans), timed, range_steps)
     return _SEARCHES.put(cache_key, search)
 
 

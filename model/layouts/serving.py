@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from model.architecture import Architecture
 from model.caches import BoundedMemo
-from model.efficiency import Efficiencies
+from model.efficiency import Efficiencies, efficiency_variants
 from model.inference import (
     InferenceMemory,
     LoadedServing,
@@ -202,9 +202,9 @@ class ServingChoice(NamedTuple):
     """The chosen replica first, then the runner-ups, each at the batch it would serve."""
     roofline_tpot_s: float
     """The chosen replica's time per token at datasheet peaks (:func:`ideal_decode_step`)."""
-    range_served: dict[Efficiencies, LoadedServing]
-    """The chosen replica served under the range's other efficiency sets, filled as estimates ask
-    (a function of the same resolved scenario, so cached with the choice)."""
+    range_served: tuple[LoadedServing, ...]
+    """The chosen replica served under the range's optimistic and pessimistic efficiency sets
+    (:func:`model.efficiency.efficiency_variants`), served with the choice and cached with it."""
 
 
 _SERVING_CHOICES: BoundedMemo[tuple[Resolved, Efficiencies], ServingChoice] = BoundedMemo(512)
@@ -275,8 +275,13 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
         ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
         for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
     )
-    roofline = ideal_decode_step(r, expected[plan.key][0], batch)
-    choice = ServingChoice(plan, ranked, largest, expected, batch, memory, candidates, roofline, {})
+    context = expected[plan.key][0]
+    roofline = ideal_decode_step(r, context, batch)
+    ends = tuple(
+        loaded_serving(r, context, serving_rates(r, context, end), batch, plan.busy)
+        for end in efficiency_variants(eff)[1:]
+    )
+    choice = ServingChoice(plan, ranked, largest, expected, batch, memory, candidates, roofline, ends)
     return _SERVING_CHOICES.put((r, eff), choice)
 
 

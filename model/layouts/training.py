@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from model.architecture import Architecture
-from model.efficiency import Efficiencies
 from model.layouts.grid import expert_degrees, model_parallel_pairs
 from model.limits import ScenarioError
 from model.memory import Layout, TrainingMemory
@@ -73,9 +72,10 @@ class TrainingSearch(NamedTuple):
     best: TrainingPlan
     ranked: tuple[TrainingCandidate, ...]
     timed: int
-    range_steps: dict[Efficiencies, StepTime]
-    """The best layout's step under the range's other efficiency sets, filled as estimates ask:
-    a function of the same inputs as the search, so it is cached with it."""
+    range_steps: tuple[StepTime, ...]
+    """The best layout's step under the range's optimistic and pessimistic efficiency sets
+    (:func:`model.efficiency.efficiency_variants`), timed with the search and cached with it;
+    empty when a fixed MFU pins the step."""
 
 
 class Knobs(NamedTuple):
