@@ -144,7 +144,7 @@ def plan_training(
         arch, knobs, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=r.gpu.capacity_bytes,
         seq_len=r.seq_len, batch_sequences=s.global_batch or default_global_batch(arch, r.tokens, s.cards, r.seq_len),
         selective_redone=selective_products_redone(flash_attention=s.flash_attention), compute_floor=compute_floor,
-        memory_of=memory_of, timer=timer,
+        memory_of=memory_of, timer=timer, stretch=lambda used: wall_time(1.0, 1.0, used, eff),
     )  # fmt: skip
     best = plans[0]
     assert best.work is not None  # every plan the search returns is timed

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from model.architecture import Architecture
-from model.layouts.grid import expert_degrees, model_parallel_pairs
+from model.layouts.grid import expert_degrees, model_parallel_pairs, powers_of_two
 from model.limits import ScenarioError
 from model.memory import Layout, TrainingMemory
 from model.results import TrainingCandidate
@@ -115,24 +115,24 @@ def search_training_layout(
     compute_floor: ComputeFloor,
     memory_of: MemoryOf,
     timer: Timer,
+    stretch: Callable[[int], float] = lambda used: 1.0,
 ) -> tuple[tuple[TrainingPlan, ...], int]:
     """Return the fastest layouts whose busiest card fits (the best first), and how many were timed.
 
     ``batch_sequences`` is the global batch to aim for (each replica gets whole micro-batches, so
     the step may round it up); ``selective_redone`` is the share of the layers' products selective
     recomputation runs again (per-op checkpointing with flash attention; none without). A layout
-    whose compute alone, at ``compute_floor``, is slower than the best so far is not timed. Full
+    whose compute alone, at ``compute_floor``, is slower than the best so far is not timed. A layout is
+    ranked by its wall time per token: its step time per token times ``stretch(cards used)``, what a
+    run on that many cards loses to failures and stalls (:func:`model.training.wall_time`). Full
     recomputation, unless the user asks for it, covers only as many of a stage's layers as the card
     needs. When nothing fits, the layout that needs the
     least memory is returned with ``fits`` False, so "does not fit" reports the best the cards can do.
     """
-    pairs = _pairs_within_cards(
-        model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, knobs.tp, knobs.pp), knobs, cards
-    )
-    if knobs.global_batch is None and knobs.dp is None:
-        # More replicas than sequences cannot each get a micro-batch: add model parallelism.
-        within = tuple((t, p) for t, p in pairs if cards // (t * p) <= batch_sequences)
-        pairs = within or pairs
+    pairs = model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, knobs.tp, knobs.pp)
+    # More replicas than sequences cannot each get a micro-batch: fewer replicas, or more model parallelism.
+    most_replicas = batch_sequences if knobs.global_batch is None else None
+    shapes = _replica_shapes(pairs, knobs, cards, most_replicas)
     modes: tuple[Recompute, ...] = (knobs.recompute,) if knobs.recompute else ("none", "selective", "full")
     partial = knobs.recompute is None
     timed: list[TrainingPlan] = []
@@ -148,11 +148,24 @@ def search_training_layout(
         if best == math.inf:
             return True
         bubble = (pp - 1) / (chunks * microbatches)
-        return compute_floor(tp, ep, micro_batch, redone) * (1.0 + bubble) / used < best
+        return compute_floor(tp, ep, micro_batch, redone) * (1.0 + bubble) / used * stretch(used) < best
+
+    fastest: dict[int, float] = {}
+    micro_batches = (*MICRO_BATCHES, knobs.micro_batch or 1)
+    experts = powers_of_two(arch.experts) if arch.is_moe else [1]
+
+    def may_beat(tp: int, used: int) -> bool:
+        # A shape's floor at its most efficient micro-batch and expert split bounds every one of its
+        # plans from below: one test instead of one per plan, for the many shapes that leave cards idle.
+        if best == math.inf:
+            return True
+        if tp not in fastest:
+            fastest[tp] = min(compute_floor(tp, ep, mb, 0.0) for ep in experts for mb in micro_batches)
+        return fastest[tp] / used * stretch(used) < best
 
     plans = _fitting_plans(
-        arch, knobs, pairs, modes, cards, gpus_per_node, seq_len, batch_sequences, capacity_bytes, memory_of,
-        partial, promising, selective_redone,
+        arch, knobs, shapes, modes, gpus_per_node, seq_len, batch_sequences, capacity_bytes, memory_of,
+        partial, promising, selective_redone, may_beat,
     )  # fmt: skip
     for plan in plans:
         if not plan.fits:
@@ -181,7 +194,7 @@ def search_training_layout(
                 )
             work, step = steps[redone]
             chunked = interleaved(step, vp, plan.layout.pp, plan.microbatches)
-            per_token = chunked.total / (plan.global_batch * seq_len)
+            per_token = chunked.total / (plan.global_batch * seq_len) * stretch(plan.layout.tp * plan.layout.pp * dp)
             # Built whole: NamedTuple._replace costs more than this loop's own arithmetic.
             placed_plan = TrainingPlan(
                 plan.layout, plan.recompute, redone, plan.micro_batch, vp, plan.global_batch,
@@ -198,31 +211,51 @@ def search_training_layout(
         return (
             lightest._replace(step=step, work=work, seconds_per_token=step.total / (lightest.global_batch * seq_len)),
         ), 1
-    ranked = sorted(timed, key=lambda plan: (plan.seconds_per_token, plan.layout.tp * plan.layout.pp))
+    # Ties go to the layout that uses more of the cards, then to fewer model-parallel cards.
+    ranked = sorted(timed, key=lambda plan: (plan.seconds_per_token, -_used(plan), plan.layout.tp * plan.layout.pp))
     return tuple(ranked[: 1 + CANDIDATES_SHOWN]), count
 
 
-def _pairs_within_cards(pairs: tuple[tuple[int, int], ...], knobs: Knobs, cards: int) -> tuple[tuple[int, int], ...]:
-    """Keep the (tp, pp) pairs that complete the user's fixed dp and ep within the cards.
+def _used(plan: TrainingPlan) -> int:
+    """Return the cards ``plan`` runs on (tp x pp x dp)."""
+    return plan.layout.tp * plan.layout.pp * plan.layout.dp
 
-    With dp fixed, a replica has cards / dp cards (the scenario's check makes dp divide them):
-    the pairs that fill it exactly, or, when none can (tp must divide the heads), the largest
-    that fit, the rest idle and said so. A fixed ep divides the tp x dp cards its experts are
-    spread over (Megatron-Core: EP x expert-DP = TP x DP with expert tensor parallelism 1).
+
+def _replica_shapes(
+    pairs: tuple[tuple[int, int], ...], knobs: Knobs, cards: int, most_replicas: int | None
+) -> tuple[tuple[int, int, int], ...]:
+    """Return the (tp, pp, dp) shapes to search within the cards, the user's fixed values kept.
+
+    With dp fixed, a replica has cards / dp cards (the scenario's check makes dp divide them): the
+    pairs that fill it exactly, or, when none can (tp must divide the heads), the largest that fit,
+    the rest idle and said so. With dp free, as many replicas as the cards hold, and that number
+    halved again and again (never more than ``most_replicas``, one sequence each): a run that pays
+    more for communication and bubbles than more replicas save leaves cards idle rather than run
+    slower, so twice the cards never trains slower (halving 2n // x gives n // x: the shapes of n
+    cards are among those of 2n). A fixed ep divides the tp x dp cards its experts are spread over
+    (Megatron-Core: EP x expert-DP = TP x DP with expert tensor parallelism 1).
 
     Raises:
-        ScenarioError: no pair leaves a whole number of expert groups.
+        ScenarioError: no shape leaves a whole number of expert groups.
     """
+    shapes: list[tuple[int, int, int]] = []
     if knobs.dp is not None:
         room = cards // knobs.dp
-        within = [(t, p) for t, p in pairs if t * p <= room]
-        largest = max((t * p for t, p in within), default=0)
-        pairs = tuple((t, p) for t, p in within if t * p == largest)
+        largest = max((t * p for t, p in pairs if t * p <= room), default=0)
+        shapes = [(t, p, knobs.dp) for t, p in pairs if t * p == largest]
+    else:
+        halvings = 0
+        while True:  # every pair's full count first: the best found early bounds the idle shapes away
+            found = [(t, p, (cards // (t * p)) >> halvings) for t, p in pairs if (cards // (t * p)) >> halvings]
+            if not found:
+                break
+            shapes += [shape for shape in found if most_replicas is None or shape[2] <= most_replicas]
+            halvings += 1
     if knobs.ep is not None:
-        pairs = tuple((t, p) for t, p in pairs if (t * (knobs.dp or cards // (t * p))) % knobs.ep == 0)
-        if not pairs:
+        shapes = [(t, p, dp) for t, p, dp in shapes if (t * dp) % knobs.ep == 0]
+        if not shapes:
             raise ScenarioError("ep", knobs.ep, "a divisor of tp × dp: expert parallelism spans those cards")
-    return pairs
+    return tuple(shapes)
 
 
 def _interleavings(arch: Architecture, knobs: Knobs, plan: TrainingPlan) -> list[int]:
@@ -274,9 +307,8 @@ def _fewest_recomputed(
 def _fitting_plans(
     arch: Architecture,
     knobs: Knobs,
-    pairs: tuple[tuple[int, int], ...],
+    shapes: tuple[tuple[int, int, int], ...],
     modes: tuple[Recompute, ...],
-    cards: int,
     gpus_per_node: int,
     seq_len: int,
     batch_sequences: int,
@@ -285,6 +317,7 @@ def _fitting_plans(
     partial: bool,
     promising: Callable[[int, int, int, int, int, int, int, float], bool],
     selective_redone: float,
+    may_beat: Callable[[int, int], bool],
 ) -> Iterator[TrainingPlan]:
     """Yield, for every layout and recomputation mode, the lowest ZeRO stage that fits.
 
@@ -295,10 +328,12 @@ def _fitting_plans(
     With ``partial``, full recomputation covers the fewest layers that fit, at the lowest stage that
     fits and at the highest. A shape that is not ``promising`` (tp, pp, ep, cards used, micro-batch,
     micro-batches, most chunks per stage, share of the layers' products run again) is not sized,
-    nor its selective recomputation (``selective_redone`` of the products again) when that is not.
+    nor its selective recomputation (``selective_redone`` of the products again) when that is not,
+    nor a (tp, pp, dp) shape that even its fastest plan could not make ``may_beat`` (tp, cards used).
     """
-    for t, p in pairs:
-        replicas = knobs.dp or max(1, cards // (t * p))
+    for t, p, replicas in shapes:
+        if not may_beat(t, t * p * replicas):
+            continue
         stages = [knobs.zero] if knobs.zero is not None else ([1, 2, 3] if replicas > 1 else [0])
         for ep in expert_degrees(arch, replicas, t, gpus_per_node, knobs.ep):
             for micro_batch in (knobs.micro_batch,) if knobs.micro_batch else MICRO_BATCHES:

@@ -243,3 +243,24 @@ def test_fixed_dimensions_the_cards_cannot_hold_are_a_bad_input_naming_the_field
     with pytest.raises(ScenarioError) as raised:
         estimate(Scenario(model="mixtral-8x7b", gpu="h100-sxm", cards=64, **fixed), CATALOG)
     assert raised.value.field == field
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        # Found by the invariant suite (issue 29): a fine-tune's small batch on many cards ran slower on twice
+        # the cards, its extra replicas splitting too few micro-batches (a wider bubble) or forcing deeper pipelines.
+        {"model": "llama-3.1-70b", "gpu": "rtx-5090", "cards": 1024, "precision": "fp16", "finetune": "full"},
+        {"model": "mixtral-8x7b", "gpu": "tpu-v5p", "cards": 4096, "precision": "fp8", "finetune": "qlora"},
+        {"model": "qwen2.5-72b", "gpu": "l4", "cards": 1024, "precision": "fp16", "finetune": "lora"},
+    ],
+)
+def test_twice_the_cards_never_trains_slower_leaving_cards_idle_if_it_must(base):
+    one = _training(**base)
+    two = estimate(Scenario(**{**base, "cards": 2 * base["cards"]}), CATALOG)
+    assert one.fits and two.training.fits
+    assert two.training.time_s <= one.time_s
+    layout = two.training.parallelism
+    used = layout.tp * layout.pp * layout.dp
+    assert used <= 2 * base["cards"]
+    assert any(note.code == "cards_idle" for note in two.notes) == (used < 2 * base["cards"])
