@@ -18,6 +18,7 @@ scenario = current_scenario()
 result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
 st.title(tr("Training vs serving cost: {model}", model=result.inputs["model_name"]))
 params = result.resolved.arch.stats.total_params
+gpu_name = result.resolved.gpu.short_name
 goal = current_goal()
 
 c1, c2, c3 = st.columns([3, 2, 5])
@@ -87,23 +88,31 @@ m1.metric(
     tr("Training"),
     rows.money(costs.training_usd),
     border=True,
+    height="stretch",
     help=rows.training_help(costs, scenario.cards),
 )
 m2.metric(
     tr("Training time"),
     rows.short_duration(costs.training_time_s) if costs.training_fits else rows.NOT_RUN,
     border=True,
-    help=tr("Wall time with interruptions."),
+    height="stretch",
+    help=tr("Wall time with interruptions.") if costs.training_fits else rows.training_help(costs, scenario.cards),
 )
 m3.metric(
     tr("Serving / month"),
     rows.money(costs.serving_usd_per_month),
+    rows.serving_delta(costs),
+    delta_color="off",
+    delta_arrow="off",
     border=True,
-    help=rows.serving_help(costs, scenario.utilization),
+    height="stretch",
+    help=rows.serving_help(costs, gpu_name),
 )
-m4.metric(tr("Break-even"), rows.break_even_text(costs), border=True, help=tr(rows.BREAK_EVEN_HELP))
-m5.metric(tr("API / month"), rows.money(costs.api_usd_per_month), border=True, help=rows.api_help(costs))
-st.markdown(rows.cost_takeaway(costs, serving_only=goal == "serve"))
+m4.metric(tr("Break-even"), rows.break_even_text(costs), border=True, height="stretch", help=tr(rows.BREAK_EVEN_HELP))
+m5.metric(
+    tr("API / month"), rows.money(costs.api_usd_per_month), border=True, height="stretch", help=rows.api_help(costs)
+)
+st.markdown(rows.cost_takeaway(costs, gpu_name, serving_only=goal == "serve"))
 show_chart(cost_over_time_chart, lines=rows.cost_rows(costs), marks=rows.cost_marks(costs))
 
 st.subheader(tr("Training as the card count grows"), divider="gray")

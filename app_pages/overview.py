@@ -16,7 +16,19 @@ from ui.page import estimate_or_stop
 from ui.page import show_verdict as show_goal_verdict
 from ui.rows.layout import training_layout_text
 from ui.rows.memory import capacity_row, memory_rows
-from ui.rows.overview import NOT_RUN, also_heading, bound_text, regime_text, token_time_rows, tokens_caption
+from ui.rows.overview import (
+    NOT_RUN,
+    also_heading,
+    bound_text,
+    full_load_help,
+    full_load_shortfall,
+    regime_text,
+    replica_label,
+    token_time_heading,
+    token_time_notes,
+    token_time_rows,
+    tokens_caption,
+)
 from ui.rows.verdict import GOAL_NOUNS, verdict_reason
 from ui.sidebar import current_goal, current_scenario
 from ui.text import escape_markdown, likely_text, range_text
@@ -85,13 +97,11 @@ def serving_section(primary: bool) -> None:
         ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
+    shortfall = full_load_shortfall(single, loaded)
     figure(
         c3, tr("Tokens/s, full load"), runs, reason, f"{loaded.decode_tokens_per_s:,.0f}",
         likely_text(full, "decode_tokens_per_s", lambda v: f"{v:,.0f}"),
-        tr(
-            "Output tokens over prefill plus decode time: {batch} sequences on each of {replicas} replicas.",
-            batch=f"{loaded.batch:,}", replicas=f"{loaded.dp:,}",
-        ) + RANGE_NOTE,
+        " ".join(filter(None, (full_load_help(loaded), shortfall))) + RANGE_NOTE,
         primary,
     )  # fmt: skip
     figure(
@@ -104,6 +114,8 @@ def serving_section(primary: bool) -> None:
         ) + RANGE_NOTE,
         primary,
     )  # fmt: skip
+    if runs and shortfall:
+        st.caption(shortfall)
 
 
 def set_tokens(key: str) -> None:
@@ -191,7 +203,10 @@ if notes:
 
 left, right = st.columns([3, 2])
 with left:
-    if goal == "serve":
+    if goal == "serve" and not serving_verdict.runs:
+        st.markdown(tr("**Memory per card**, serving one user"))
+        parts = memory_rows(one, workloads=("inference",), inference_label=tr("1 user"))
+    elif goal == "serve":
         sequences = tr("{n} sequences", n=f"{loaded.batch:,}")
         st.markdown(tr("**Memory per card**, serving one user and at full load ({sequences})", sequences=sequences))
         parts = memory_rows(one, workloads=("inference",), inference_label=tr("1 user")) + memory_rows(
@@ -204,21 +219,17 @@ with left:
 with right:
     comparison = cpu_versus_gpu(scenario, catalog)
     cpu = catalog.gpus["cpu-server"]
-    st.markdown(
-        tr(
-            "**Why GPUs**: one token on one {gpu} vs a 64 GB/s server CPU — **{speedup}×** faster",
-            gpu=gpu.short_name,
-            speedup=f"{comparison.gpu_speedup:,.0f}",
-        )
+    cards_here = replica_label(comparison.replica_cards, gpu.short_name)
+    st.markdown(token_time_heading(comparison, cards_here))
+    if comparison.gpu_fits:
+        show_chart(token_time_chart, rows=token_time_rows(comparison, cards_here, tr("Server CPU")))
+    token_notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
+    seeds_rule = tr(
+        "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth ({cpu} has {bandwidth} GB/s).",
+        cpu=cpu.short_name,
+        bandwidth=f"{cpu.memory_bandwidth_bytes_per_s / 1e9:g}",
     )
-    show_chart(token_time_chart, rows=token_time_rows(comparison, gpu.short_name, tr("Server CPU")))
-    st.caption(
-        tr(
-            "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth ({cpu} has {bandwidth} GB/s).",
-            cpu=cpu.short_name,
-            bandwidth=f"{cpu.memory_bandwidth_bytes_per_s / 1e9:g}",
-        )
-    )
+    st.caption("\n\n".join([seeds_rule, *token_notes]))
 
 if goal == "serve":
     training_section(primary=False)

@@ -64,7 +64,11 @@ class GpuComparison(NamedTuple):
 
 
 class ScenarioFigures(NamedTuple):
-    """The headline figures of one scenario, for comparing saved scenarios side by side."""
+    """The headline figures of one scenario, for comparing saved scenarios side by side.
+
+    A time, rate or price of a part that does not fit is ``None``: nothing that cannot run gets a
+    number (DESIGN.md 9). Memory figures stay: they say by how much it does not fit.
+    """
 
     model_name: str
     gpu_name: str
@@ -72,49 +76,76 @@ class ScenarioFigures(NamedTuple):
     cards: int
     precision: str
     training_fits: bool
-    training_time_s: float
+    training_time_s: float | None
     training_cost_usd: float | None
     training_memory_per_gpu_bytes: float
     serving_fits: bool
     serving_memory_per_gpu_bytes: float
     """Per card at full load (the largest batch that fits)."""
-    tpot_s: float
+    tpot_s: float | None
     """Time per output token for one user (batch 1)."""
-    serving_tokens_per_s: float
+    serving_tokens_per_s: float | None
     """Output tokens per second at full load, all replicas."""
     cost_per_million_output_tokens_usd: float | None
 
 
 class TokenTimeComparison(NamedTuple):
-    """Time per generated token at batch 1: the seeds' bytes-over-bandwidth rule, GPU against CPU."""
+    """Time per generated token for one user: the scenario's own replica against the seeds' server CPU.
 
-    gpu_ideal_s: float
-    gpu_expected_s: float
+    The replica is the one the engine chose for one user (batch 1) on the scenario's cards, so its
+    expected time is the Overview's "per token, 1 user" figure. The seeds' rule on one card (bytes
+    of weights read / one card's bandwidth) is kept beside it: it is the seed article's figure
+    (~9 ms for DeepSeek-R1 on one H20) even where one card cannot hold the model.
+    """
+
+    replica_cards: int
+    """Cards in the replica that serves one user (tp x pp, or ep under attention data parallelism)."""
+    gpu_fits: bool
+    """The replica holds the weights and one sequence (the serving verdict's rule)."""
+    gpu_ideal_s: float | None
+    """The replica's roofline at datasheet peaks; ``None`` when it does not fit."""
+    gpu_expected_s: float | None
+    """The replica's time per token with the efficiencies; ``None`` when it does not fit."""
+    one_card_ideal_s: float
+    """The seeds' rule on one card of the scenario's GPU: bytes read per token / its bandwidth."""
+    one_card_fits: bool
+    """One card holds the weights and one sequence."""
     cpu_ideal_s: float
     cpu_expected_s: float
-    gpu_speedup: float
-    """How many times faster the GPU generates a token than the CPU (ideal, as in the seed)."""
+    cpu_fits: bool
+    """The seeds' server CPU holds the weights and one sequence in its memory."""
+    gpu_speedup: float | None
+    """How many times faster the replica gives one user a token than the CPU (expected against
+    expected); ``None`` when the replica does not fit."""
 
 
 def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenTimeComparison:
-    """Compare one user's time per token on one card of the scenario's GPU with the seed's 64 GB/s CPU.
+    """Compare one user's time per token on the scenario's replica with the seed's 64 GB/s server CPU.
 
-    Per card, as the seed does (DeepSeek-R1's 37 GB of active FP8 weights: ~9 ms on one H20 at
-    4 TB/s, ~578 ms on the CPU): both read the same weight bytes per token (the seed's rule: bytes /
-    bandwidth) from one device, whether or not the model fits in its memory.
+    The replica is ``estimate(with_batch(scenario, 1))``'s: the layout the engine chose on the
+    scenario's cards, the same figure every page shows for one user. The seed's own comparison is
+    per device (DeepSeek-R1's 37 GB of active FP8 weights: ~9 ms on one H20 at 4 TB/s, ~578 ms on
+    the CPU, the seed's bytes / bandwidth); that one-card roofline is returned too, with whether
+    one card can hold the model at all.
     """
     catalog = catalog or default_catalog()
-    single = dataclasses.replace(
-        with_batch(scenario, 1), cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None
-    )
-    gpu = estimate(single, catalog).inference
-    cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID, cards=1, tp=None, pp=None), catalog).inference
+    one_user = with_batch(scenario, 1)
+    replica = estimate(one_user, catalog).inference
+    single = dataclasses.replace(one_user, cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None)
+    card = estimate(single, catalog).inference
+    cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID), catalog).inference
+    fits = replica.fits
     return TokenTimeComparison(
-        gpu_ideal_s=gpu.tpot_roofline_s,
-        gpu_expected_s=gpu.tpot_s,
+        replica_cards=replica.tp * replica.pp * replica.ep,
+        gpu_fits=fits,
+        gpu_ideal_s=replica.tpot_roofline_s if fits else None,
+        gpu_expected_s=replica.tpot_s if fits else None,
+        one_card_ideal_s=card.tpot_roofline_s,
+        one_card_fits=card.fits,
         cpu_ideal_s=cpu.tpot_roofline_s,
         cpu_expected_s=cpu.tpot_s,
-        gpu_speedup=cpu.tpot_roofline_s / gpu.tpot_roofline_s,
+        cpu_fits=cpu.fits,
+        gpu_speedup=cpu.tpot_s / replica.tpot_s if fits else None,
     )
 
 
@@ -232,19 +263,20 @@ def scenario_figures(scenario: Scenario, catalog: Catalog | None = None) -> Scen
         ScenarioError: the scenario is invalid.
     """
     one, full = serving_pair(scenario, catalog or default_catalog())
-    training, loaded = one.training, full.inference
+    training, single, loaded = one.training, one.inference, full.inference
+    trains, serves = training.fits, single.fits and loaded.fits
     return ScenarioFigures(
         model_name=one.resolved.model_name,
         gpu_name=one.resolved.gpu.short_name,
         cards=scenario.cards,
         precision=scenario.precision,
-        training_fits=training.fits,
-        training_time_s=training.time_s,
-        training_cost_usd=training.cost_usd,
+        training_fits=trains,
+        training_time_s=training.time_s if trains else None,
+        training_cost_usd=training.cost_usd if trains else None,
         training_memory_per_gpu_bytes=training.memory_per_gpu.total,
-        serving_fits=loaded.fits,
+        serving_fits=serves,
         serving_memory_per_gpu_bytes=loaded.memory_per_gpu.total,
-        tpot_s=one.inference.tpot_s,
-        serving_tokens_per_s=loaded.decode_tokens_per_s,
-        cost_per_million_output_tokens_usd=loaded.cost_per_million_output_tokens_usd,
+        tpot_s=single.tpot_s if serves else None,
+        serving_tokens_per_s=loaded.decode_tokens_per_s if serves else None,
+        cost_per_million_output_tokens_usd=loaded.cost_per_million_output_tokens_usd if serves else None,
     )

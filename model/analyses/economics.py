@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from model.catalog import ApiPrice, Catalog, default_catalog
 from model.estimate import estimate
+from model.layouts.serving import replicas_needed
 from model.limits import ScenarioError
 from model.results import Note
 from model.scenario import Scenario, with_batch
@@ -66,16 +67,24 @@ class CostOverTime(NamedTuple):
     serving_fits: bool
     cost_per_million_output_tokens_usd: float | None
     """Self-hosted, at full load and the scenario's utilisation."""
-    serving_cards_busy: float
-    """Cards the traffic keeps busy at the scenario's utilisation (may be a fraction)."""
+    utilization: float
+    """The share of each hour the serving cards do useful work (the scenario's)."""
     replica_cards: int
-    """Cards in one serving replica (tp x pp): the fewest that can serve at all."""
+    """Cards in one serving replica (tp x pp, or ep under attention data parallelism), as the
+    engine lays the scenario out at full load."""
+    replica_tokens_per_s: float | None
+    """Output tokens per second one replica gives at full load (prefill included); None when it does not fit."""
+    replicas: int
+    """Replicas the traffic takes at the scenario's utilisation (:func:`model.layouts.serving.replicas_needed`,
+    at least 1); 0 when serving does not fit."""
+    serving_cards: int
+    """Cards the traffic takes: replicas x replica_cards (0 when serving does not fit)."""
     replica_usd_per_month: float | None
-    """One replica running around the clock: the floor of the serving bill."""
+    """One replica running around the clock."""
     serving_usd_per_month: float | None
-    """The larger of the traffic's cost and the one-replica floor."""
+    """The replicas the traffic takes, around the clock: replicas x one replica's month."""
     replica_floor_applies: bool
-    """True when the traffic is too small to keep one replica busy: you pay for idle time."""
+    """True when the traffic is too small to keep even one replica busy: you pay for idle time."""
     api: ApiPrice | None
     api_usd_per_month: float | None
     break_even_month: float | None
@@ -139,11 +148,13 @@ def cost_over_time(
     Training is paid once, at month 0: ``estimate(scenario).training.cost_usd`` (GPU-hours x
     price per GPU-hour). Self-hosted serving runs at the scenario's full-load throughput
     (``batch="max"``, continuous batching, prefill included) at its utilisation, so a month
-    costs ``tokens_per_day x 30.44 / 1e6 x cost_per_million_output_tokens``. It never costs less
-    than one replica (tp x pp cards) running around the clock at the GPU-hour price: below that
-    traffic you pay for an idle replica. The API bills output tokens and the prompt tokens that
-    come with them (prompt/output in the scenario's ratio) at its list prices
-    (data/prices.yaml). All three are derived definitions of cost = rate x quantity.
+    takes ``replicas_needed(tokens per second, one replica's rate, utilisation)`` whole replicas
+    (the engine's one rule for a fleet's size: ceil(traffic / (rate x utilisation)), at least one),
+    and a month costs those replicas' cards around the clock at the GPU-hour price: the bill and
+    the cards it pays for are one figure, and below one replica's worth you pay for idle time.
+    The API bills output tokens and the prompt tokens that come with them (prompt/output in the
+    scenario's ratio) at its list prices (data/prices.yaml). All three are derived definitions of
+    cost = rate x quantity.
 
     The break-even month is training / monthly serving: when serving has cost as much as training
     did. Train + self-host beats the API from month training / (API - serving) per month,
@@ -179,21 +190,19 @@ def cost_over_time(
         notes.append(
             Note("costs_training_one_card" if one else "costs_training", {**sizes, "cards": f"{scenario.cards:,}"})
         )
+    replica_cards = served.tp * served.pp * served.ep
     if not served.fits:
-        replica = served.tp * served.pp
-        notes.append(Note("costs_serving_one_card" if replica == 1 else "costs_serving", {"cards": f"{replica:,}"}))
+        one_card = replica_cards == 1
+        notes.append(Note("costs_serving_one_card" if one_card else "costs_serving", {"cards": f"{replica_cards:,}"}))
     training_usd = training.cost_usd if training.fits else None
-    replica_cards = served.tp * served.pp
-    per_card_rate = served.decode_tokens_per_s / scenario.cards * scenario.utilization
-    cards_busy = tokens_per_day / DAY_S / per_card_rate if per_card_rate > 0 else math.inf
-    serving_usd = replica_usd = None
-    floor_applies = False
     per_million = served.cost_per_million_output_tokens_usd if served.fits else None
-    if price is not None and per_million is not None:
-        traffic_usd = tokens_per_day * DAYS_PER_MONTH / 1e6 * per_million
+    replica_rate = served.decode_tokens_per_s / served.dp if served.fits else None
+    replicas = replicas_needed(tokens_per_day / DAY_S, replica_rate, scenario.utilization) if replica_rate else 0
+    serving_usd = replica_usd = None
+    floor_applies = replicas == 1 and tokens_per_day / DAY_S < (replica_rate or 0.0) * scenario.utilization
+    if price is not None and replicas:
         replica_usd = replica_cards * price * HOURS_PER_MONTH
-        floor_applies = replica_usd > traffic_usd
-        serving_usd = max(traffic_usd, replica_usd)
+        serving_usd = replicas * replica_usd
     prompt_per_day = tokens_per_day * scenario.prompt_len / scenario.output_len
     api_usd = (
         DAYS_PER_MONTH
@@ -232,8 +241,11 @@ def cost_over_time(
         price_per_gpu_hour=price,
         serving_fits=served.fits,
         cost_per_million_output_tokens_usd=per_million,
-        serving_cards_busy=cards_busy,
+        utilization=scenario.utilization,
         replica_cards=replica_cards,
+        replica_tokens_per_s=replica_rate,
+        replicas=replicas,
+        serving_cards=replicas * replica_cards,
         replica_usd_per_month=replica_usd,
         serving_usd_per_month=serving_usd,
         replica_floor_applies=floor_applies,

@@ -17,8 +17,12 @@ from ui.rows.costs import (
     cost_marks,
     cost_rows,
     cost_takeaway,
+    fleet_text,
+    month_text,
     scaling_rows,
     scaling_takeaway,
+    serving_delta,
+    serving_help,
     step_share_rows,
 )
 
@@ -103,7 +107,7 @@ def test_cost_rows_leave_out_zeros_for_the_log_axis_and_marks_sit_on_the_lines()
     assert marks[0]["month"] == result.break_even_month and marks[0]["usd"] == result.training_usd
     assert all(mark["align"] in ("left", "right") for mark in marks)
     assert break_even_text(result) == f"{result.break_even_month:,.1f} mo"
-    assert "month" in cost_takeaway(result)
+    assert "month" in cost_takeaway(result, "NVIDIA H100 SXM5 80GB")
 
 
 def test_a_shared_value_off_the_slider_grid_is_kept_as_an_option():
@@ -135,3 +139,67 @@ def test_a_break_even_within_the_first_month_is_said_in_hours_or_days_not_zero_m
     assert result.break_even_s == pytest.approx(result.break_even_month * 365.25 / 12 * 86400)
     text = break_even_text(result)
     assert "mo" not in text and text.split()[-1] in ("ms", "s", "min", "h", "days")
+
+
+GPT_4O = next(price for price in CATALOG.prices if price.id == "gpt-4o-2024-08")
+
+
+def _crossing(months: int = 24):
+    """Llama 3.1 8B on 8 H100s against GPT-4o at 20M tokens a day: the API line is crossed within a year."""
+    result = cost_over_time(Scenario(), CATALOG, 2e7, months, GPT_4O)
+    assert result.api_crossover_month is not None and result.api_crossover_month > 1
+    return result
+
+
+def test_the_chart_marks_and_the_sentence_name_each_month_with_one_rounding():
+    # Issue 29: the chart said "cheaper than the API from month 11.4", the sentence "from month 12".
+    result = _crossing()
+    marks = {mark["label"] for mark in cost_marks(result)}
+    takeaway = cost_takeaway(result, "NVIDIA H100 SXM5 80GB")
+    for month in (result.break_even_month, result.api_crossover_month):
+        said = month_text(month, result.months)
+        assert said == f"month {month:,.1f}"
+        assert said in takeaway and any(label.endswith(said) for label in marks)
+    assert break_even_text(result) == f"{result.break_even_month:,.1f} mo"
+
+
+def test_within_the_first_month_the_tile_chart_and_sentence_say_the_same_days_or_hours():
+    tuned = Scenario(model="llama-3.1-70b", gpu="a100-sxm-80gb", cards=8, finetune="lora", tokens=1e8)
+    result = cost_over_time(tuned, CATALOG, 1e9, 24, CATALOG.prices[2])
+    said = month_text(result.break_even_month, result.months)
+    number, unit = break_even_text(result).split()
+    assert said.split() == [{"days": "day", "h": "hour", "min": "minute"}[unit], number]
+    assert said in cost_takeaway(result, "NVIDIA A100 SXM4 80GB")
+    assert f"break-even: {said}" in {mark["label"] for mark in cost_marks(result)}
+
+
+def test_the_serving_bill_says_the_replicas_and_cards_it_pays_for():
+    # Issue 29: "2 cards" became about a thousand without a word. Llama 3.1 70B int4 on 4 x RTX 4090 at 1B a day.
+    scenario = Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=4, precision="int4")
+    result = cost_over_time(scenario, CATALOG, 1e9, 24, None)
+    assert result.replicas > 1 and result.replica_cards == 4
+    fleet = fleet_text(result, "RTX 4090")
+    cards = result.replicas * result.replica_cards
+    assert fleet == f"1B tokens/day takes {result.replicas:,} replicas of 4 cards: {cards:,} × RTX 4090"
+    assert fleet in cost_takeaway(result, "RTX 4090") and fleet in cost_takeaway(result, "RTX 4090", serving_only=True)
+    assert serving_help(result, "RTX 4090").startswith(fleet)
+    assert serving_delta(result) == f"{cards:,} cards"
+
+
+def test_one_replica_of_one_card_is_said_in_the_singular_with_its_idle_floor():
+    result = cost_over_time(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8), CATALOG, 1e5, 24, None)
+    assert result.replicas == 1 and result.replica_cards == 1 and result.replica_floor_applies
+    assert fleet_text(result, "H100") == "100,000 tokens/day takes 1 replica of 1 card: 1 × H100"
+    assert "partly idle" in cost_takeaway(result, "H100")
+    assert serving_delta(result) == "1 card"
+
+
+def test_serving_that_cannot_run_gets_no_cards_and_no_cost_in_any_text():
+    scenario = Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="int4")
+    result = cost_over_time(scenario, CATALOG, 1e9, 24, CATALOG.prices[2])
+    assert serving_delta(result) is None
+    assert "does not fit" in serving_help(result, "RTX 4090")
+    takeaway = cost_takeaway(result, "RTX 4090", serving_only=True)
+    assert "takes" not in takeaway and "no break-even" in takeaway
+    assert break_even_text(result) == "—" and cost_marks(result) == []
+    assert not [row for row in cost_rows(result) if row["series"] != "API"]

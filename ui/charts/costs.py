@@ -89,7 +89,8 @@ def scaling_time_chart(rows: ChartData) -> alt.LayerChart:
     cards = alt.Axis(format="~s")
     x = alt.X("cards:Q", title=tr("Cards (log scale)"), scale=alt.Scale(type="log", nice=False), axis=cards)
     y = alt.Y("days:Q", title=tr("Training time (days, log scale)"), scale=alt.Scale(type="log", nice=False))
-    legend = alt.Legend(orient="top", columns=2, labelLimit=260, symbolType="stroke")
+    # One column: two did not fit half a 1280 px page ("PCIe inside the node" was cut at the chart edge).
+    legend = alt.Legend(orient="top", columns=1, labelLimit=260, symbolType="stroke")
     setups = alt.Scale(domain=[*map(tr, SETUP_LABELS), ideal_setup], range=["#4C78A8", "#F58518", "#E45756", "#7f7f7f"])
     color = alt.Color("setup:N", title=None, scale=setups, legend=legend)
     estimates = alt.Chart(data_of(rows)).transform_filter(alt.datum.setup != ideal_setup)

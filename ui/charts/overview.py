@@ -1,4 +1,4 @@
-"""The Overview page's chart: time per generated token, GPU against CPU (the seeds' rule)."""
+"""The Overview page's chart: one user's time per generated token, the scenario's cards against a CPU."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def token_time_chart(rows: ChartData) -> alt.LayerChart:
     base = alt.Chart(data_of(rows)).encode(
         y=alt.Y("label:N", title=None, sort=None, axis=alt.Axis(labelLimit=160, labelFontSize=12)),
         yOffset=alt.YOffset("kind:N", sort=kinds),
-        x=alt.X("ms:Q", title=tr("Time per generated token, one card (ms)"), axis=alt.Axis(labelFontSize=12)),
+        x=alt.X("ms:Q", title=tr("Time per token, one user (ms)"), axis=alt.Axis(labelFontSize=12)),
         tooltip=[
             alt.Tooltip("label:N", title=tr("Device")),
             alt.Tooltip("kind:N", title=tr("Figure")),

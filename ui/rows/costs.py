@@ -21,6 +21,8 @@ from ui.i18n import tr, translatable
 from ui.rows.cost_text import (
     api_help,
     cost_takeaway,
+    elapsed_text,
+    fleet_text,
     month_text,
     scaling_takeaway,
     serving_help,
@@ -45,11 +47,14 @@ __all__ = [
     "cost_marks",
     "cost_rows",
     "cost_takeaway",
+    "elapsed_text",
+    "fleet_text",
     "money",
     "month_text",
     "scaling_rows",
     "scaling_takeaway",
     "sentence",
+    "serving_delta",
     "serving_help",
     "short_duration",
     "step_share_rows",
@@ -194,16 +199,22 @@ def money(value: float | None) -> str:
 def break_even_text(result: CostOverTime) -> str:
     """Say when serving has cost as much as training: '3.1 mo', '6.7 h', '> 24 mo', '—' when a cost is unknown.
 
-    Within the first month it is said in hours or days: '0.0 mo' would hide a fine-tune that
-    serving overtakes in an afternoon.
+    The figure is the chart's mark and the sentence's, rounded once (:func:`elapsed_text`); within
+    the first month it is said in days or hours: '0.0 mo' would hide a fine-tune that serving
+    overtakes in an afternoon.
     """
     if result.training_usd is None or result.serving_usd_per_month is None:
         return NOT_RUN
     if result.break_even_month is None:
         return tr("> {n} mo", n=f"{result.months:,}")
-    if result.break_even_month < 1.0:
-        return duration(result.break_even_s)
-    return tr("{n} mo", n=f"{result.break_even_month:,.1f}")
+    return elapsed_text(result.break_even_month)
+
+
+def serving_delta(result: CostOverTime) -> str | None:
+    """Say under the monthly serving bill how many cards it pays for: '1,414 cards' (None when it does not run)."""
+    if not result.replicas:
+        return None
+    return tr("1 card") if result.serving_cards == 1 else tr("{n} cards", n=f"{result.serving_cards:,}")
 
 
 def sentence(note: str) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from model.analyses.verdict import Fix, Verdict
-from ui.format import bytes_gb
+from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
+from ui.format import bytes_gb, percent
 from ui.i18n import tr, translatable
 
-__all__ = ["GOAL_NOUNS", "fix_text", "verdict_headline", "verdict_reason"]
+__all__ = ["GOAL_NOUNS", "fix_text", "fix_with_memory", "verdict_headline", "verdict_reason"]
 
 GOAL_NOUNS = {
     "serve": translatable("Serving"),
@@ -23,7 +24,10 @@ _METHODS = {"lora": translatable("LoRA instead of full fine-tuning"), "qlora": t
 
 
 def fix_text(fix: Fix) -> str:
-    """Name one fix as a short phrase: '64 cards', '4-bit weights', 'a context of 2,048 tokens'."""
+    """Name one fix as a short phrase: '64 cards', '4-bit weights', 'a context of 2,048 tokens'.
+
+    :func:`fix_with_memory` adds what the engine checked: the memory per card the fix gives.
+    """
     if fix.knob == "cards":
         return tr("{n} cards", n=f"{fix.value:,}")
     if fix.knob == "precision":
@@ -37,10 +41,41 @@ def fix_text(fix: Fix) -> str:
     return tr("training sequences of {n} tokens", n=f"{fix.value:,}")
 
 
+def fix_with_memory(fix: Fix) -> str:
+    """Name one fix in Markdown with the memory per card the engine checked: '**128 cards** (78.3 GB per card)'."""
+    return tr("**{fix}** ({memory} per card)", fix=fix_text(fix), memory=bytes_gb(fix.needed_bytes))
+
+
+def _needed_and_budget(needed: float, budget: float) -> tuple[str, str]:
+    """Format two sizes so that unequal ones never read alike ('22.73 GB' against '22.68 GB', not '22.7 GB' twice)."""
+    for digits in (1, 2, 3):
+        pair = bytes_gb(needed, digits), bytes_gb(budget, digits)
+        if pair[0] != pair[1] or needed == budget:
+            return pair
+    return pair
+
+
+def _reserve(verdict: Verdict) -> str:
+    """Say what a server keeps back: "of a card's 102.0 GB (10% kept in reserve)"."""
+    return tr(
+        "of a card's {capacity} ({reserve} kept in reserve)",
+        capacity=bytes_gb(verdict.capacity_bytes),
+        reserve=percent(1.0 - SERVING_MEMORY_FRACTION),
+    )
+
+
 def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
     """Say why the goal does not run, or '' when it does."""
     if verdict.runs:
         return ""
+    if verdict.goal == "serve":
+        needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
+        return tr(
+            "needs {needed} per card for one sequence; a server uses {budget} {reserve}",
+            needed=needed,
+            budget=budget,
+            reserve=_reserve(verdict),
+        )
     if verdict.refusal == "untrainable_precision":
         return tr(
             "{precision} is a serving format: no framework trains every weight in it. "
@@ -56,28 +91,32 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
 
 
 _FITS = translatable("**{noun} fits**: {needed} of {capacity} usable per card.")
-_FITS_ONE_SEQUENCE = translatable("**{noun} fits**: {needed} of {capacity} usable per card for one sequence.")
-"""The serving verdict sizes one sequence (can the model be served at all); the batch's own memory
-is the VRAM page's serving section."""
+_FITS_ONE_SEQUENCE = translatable(
+    "**{noun} fits**: {needed} per card for one sequence, within the {budget} a server uses {reserve}."
+)
+"""The serving verdict sizes one sequence (can the model be served at all) against the serving
+budget (model.inference.serving_capacity); the batch's own memory is the VRAM page's serving section."""
 
 
 def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
-    """One Markdown sentence: '**Serving fits** ...' or '**Serving does not fit**: ... It fits with ...'."""
+    """One Markdown sentence: '**Serving fits** ...' or '**Serving does not fit**: ... It fits with ...'.
+
+    Only the fixes the engine returned are named, each with the memory per card it gives; none
+    is an answer too ("no single change ... makes it fit").
+    """
     noun = tr(GOAL_NOUNS[verdict.goal])
+    if verdict.runs and verdict.goal == "serve":
+        needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
+        return tr(_FITS_ONE_SEQUENCE, noun=noun, needed=needed, budget=budget, reserve=_reserve(verdict))
     if verdict.runs:
-        return tr(
-            _FITS_ONE_SEQUENCE if verdict.goal == "serve" else _FITS,
-            noun=noun,
-            needed=bytes_gb(verdict.needed_bytes),
-            capacity=bytes_gb(verdict.capacity_bytes),
-        )
+        return tr(_FITS, noun=noun, needed=bytes_gb(verdict.needed_bytes), capacity=bytes_gb(verdict.capacity_bytes))
     reason = verdict_reason(verdict, gpu_name, precision)
     if verdict.refusal:
         sentence = tr("**{noun} is refused**: {reason}.", noun=noun, reason=reason)
     else:
         sentence = tr("**{noun} does not fit**: {reason}.", noun=noun, reason=reason)
     if verdict.fixes:
-        fixes = tr(" · or ").join(f"**{fix_text(fix)}**" for fix in verdict.fixes)
+        fixes = tr(" · or ").join(fix_with_memory(fix) for fix in verdict.fixes)
         sentence += tr(" It fits with {fixes}.", fixes=fixes)
     else:
         sentence += tr(" No single change of cards, format or context makes it fit.")

@@ -6,7 +6,8 @@ import time
 import pytest
 
 from model import Scenario, default_catalog, estimate, parse_user_catalog
-from model.analyses.compare import compare_gpus, fewest_serving_cards, scenario_figures
+from model.analyses.compare import compare_gpus, cpu_versus_gpu, fewest_serving_cards, scenario_figures
+from model.scenario import with_batch
 from tests.catalog_rows import UNPRICED_GPU
 
 CATALOG = default_catalog()
@@ -130,3 +131,42 @@ def test_scenario_figures_report_one_user_and_full_load():
     assert 84e9 < capacity < 86e9
     assert 0.5 * capacity < figures.serving_memory_per_gpu_bytes <= capacity
     assert figures.cost_per_million_output_tokens_usd is not None and figures.training_cost_usd is not None
+
+
+def test_scenario_figures_give_no_time_rate_or_price_for_a_part_that_does_not_fit():
+    # Llama 3.1 70B int4 on 2 x RTX 4090: neither serves (over the serving budget) nor trains (issue 29).
+    figures = scenario_figures(Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="int4"), CATALOG)
+    assert not figures.serving_fits and not figures.training_fits
+    assert figures.tpot_s is None and figures.serving_tokens_per_s is None
+    assert figures.cost_per_million_output_tokens_usd is None
+    assert figures.training_time_s is None and figures.training_cost_usd is None
+    assert figures.serving_memory_per_gpu_bytes > 0 and figures.training_memory_per_gpu_bytes > 0
+
+
+# DeepSeek-R1 in FP8 on 8 x H20, the seed article's example: 37 GB of active weights per token read at
+# the H20's 4.0 TB/s is ~9.2 ms on one card (seeds/, "bytes of weights read / memory bandwidth").
+DEEPSEEK_ON_H20 = Scenario(model="deepseek-r1", gpu="h20", cards=8, precision="fp8")
+
+
+def test_the_gpu_side_of_the_seed_comparison_is_the_scenarios_own_replica_the_one_user_figure():
+    comparison = cpu_versus_gpu(DEEPSEEK_ON_H20, CATALOG)
+    one_user = estimate(with_batch(DEEPSEEK_ON_H20, 1), CATALOG).inference
+    assert comparison.gpu_fits and comparison.replica_cards == one_user.tp * one_user.pp * one_user.ep == 8
+    assert comparison.gpu_expected_s == one_user.tpot_s  # the Overview's "per token, 1 user"
+    assert comparison.gpu_ideal_s == one_user.tpot_roofline_s
+    assert comparison.gpu_speedup == pytest.approx(comparison.cpu_expected_s / one_user.tpot_s)
+
+
+def test_the_seeds_one_card_roofline_is_kept_and_said_not_to_fit_where_one_card_cannot_hold_the_model():
+    comparison = cpu_versus_gpu(DEEPSEEK_ON_H20, CATALOG)
+    assert comparison.one_card_ideal_s == pytest.approx(9.2e-3, rel=0.02)  # the seed's ~9 ms, 2 % tolerance
+    assert not comparison.one_card_fits
+    # One card is the seed's device; the eight cards here share the weights and read an eighth each.
+    assert comparison.gpu_ideal_s == pytest.approx(comparison.one_card_ideal_s / 8, rel=0.01)
+
+
+def test_a_replica_that_cannot_serve_gets_no_time_per_token_against_the_cpu():
+    comparison = cpu_versus_gpu(Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="int4"), CATALOG)
+    assert not comparison.gpu_fits
+    assert comparison.gpu_ideal_s is comparison.gpu_expected_s is comparison.gpu_speedup is None
+    assert comparison.cpu_expected_s > comparison.cpu_ideal_s > 0

@@ -8,7 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model import Scenario, ScenarioError, default_catalog, estimate, parse_user_catalog
-from model.analyses.economics import DAYS_PER_MONTH, api_price, cost_over_time
+from model.analyses.economics import DAYS_PER_MONTH, HOURS_PER_MONTH, api_price, cost_over_time
+from model.layouts.serving import replicas_needed
+from model.scenario import with_batch
 from tests.catalog_rows import UNPRICED_GPU
 
 CATALOG = default_catalog()
@@ -40,16 +42,29 @@ def test_training_bill_is_the_estimates_training_cost_paid_once_at_month_zero():
     assert result.rows[0].total_usd == result.training_usd
 
 
-def test_doubling_traffic_halves_the_break_even_month_above_the_replica_floor():
+def test_doubling_traffic_doubles_the_replicas_up_to_one_whole_replica_and_the_bill_with_them():
+    # Whole replicas (issue 29): twice the traffic takes 2N or 2N - 1 replicas, not exactly twice the bill.
     once, twice = _costs(tokens_per_day=BUSY), _costs(tokens_per_day=2 * BUSY)
     assert not once.replica_floor_applies and not twice.replica_floor_applies
-    assert twice.break_even_month == pytest.approx(once.break_even_month / 2)
+    assert twice.replicas in (2 * once.replicas - 1, 2 * once.replicas)
+    assert twice.break_even_month == pytest.approx(once.break_even_month * once.replicas / twice.replicas)
 
 
-def test_serving_a_month_costs_the_price_per_million_output_tokens_times_a_months_tokens():
+def test_the_traffic_takes_whole_replicas_by_the_engines_rule_and_the_bill_pays_for_their_cards():
+    # Was: the bill was the price per million tokens times the month's tokens, a fraction of a card
+    # nobody can rent; the page then showed no scale (issue 29: "every scaled figure says its scale").
     result = _costs()
-    per_million = estimate(dataclasses.replace(BASE, batch="max"), CATALOG).inference.cost_per_million_output_tokens_usd
-    assert result.serving_usd_per_month == pytest.approx(BUSY * DAYS_PER_MONTH / 1e6 * per_million)
+    served = estimate(with_batch(BASE, "max"), CATALOG).inference
+    per_replica = served.decode_tokens_per_s / served.dp
+    assert result.replica_tokens_per_s == pytest.approx(per_replica)
+    assert result.replicas == replicas_needed(BUSY / 86_400, per_replica, BASE.utilization) > 1
+    assert result.replica_cards == served.tp * served.pp * served.ep
+    assert result.serving_cards == result.replicas * result.replica_cards
+    price = CATALOG.gpus["h100-sxm"].cloud_usd_per_gpu_hour
+    assert result.serving_usd_per_month == pytest.approx(result.serving_cards * price * HOURS_PER_MONTH)
+    # Whole replicas cost at least the traffic at the per-token price, and less than one replica more.
+    traffic_usd = BUSY * DAYS_PER_MONTH / 1e6 * served.cost_per_million_output_tokens_usd
+    assert traffic_usd <= result.serving_usd_per_month < traffic_usd + result.replica_usd_per_month
     month_12 = next(row for row in result.rows if row.month == 12)
     assert month_12.serving_usd == pytest.approx(12 * result.serving_usd_per_month)
     assert month_12.total_usd == pytest.approx(result.training_usd + month_12.serving_usd)
@@ -102,6 +117,27 @@ def test_a_gpu_without_a_price_gives_no_costs_and_says_so():
     assert result.break_even_month is None
     assert result.api_usd_per_month is not None
     assert any("no price is known" in note.text for note in result.notes)
+
+
+def test_a_replica_of_attention_data_parallelism_counts_all_its_cards():
+    # DeepSeek-V3 on 16 H200s serves at full load as attention DP 8 x EP 8 (tp 1 x pp 1): a replica is
+    # 8 cards, not the 1 that tp x pp alone would say (which priced the fleet at an eighth).
+    scenario = Scenario(model="deepseek-v3", gpu="h200", cards=16, precision="fp8")
+    served = estimate(with_batch(scenario, "max"), CATALOG).inference
+    assert served.ep > 1 and served.tp * served.pp == 1
+    result = _costs(scenario)
+    assert result.replica_cards == served.ep == scenario.cards // served.dp
+    assert result.replica_usd_per_month == pytest.approx(served.ep * result.price_per_gpu_hour * HOURS_PER_MONTH)
+
+
+def test_serving_that_does_not_fit_takes_no_replicas_and_has_no_cost():
+    # Llama 3.1 70B in int4 on 2 x RTX 4090: one sequence needs more than the serving budget (issue 29).
+    result = _costs(Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="int4"))
+    assert not result.serving_fits
+    assert result.replicas == result.serving_cards == 0 and result.replica_tokens_per_s is None
+    assert result.serving_usd_per_month is None and result.cost_per_million_output_tokens_usd is None
+    assert result.break_even_month is None and result.api_crossover_month is None
+    assert any(note.code == "costs_serving" for note in result.notes)
 
 
 def test_training_that_does_not_fit_has_no_cost_and_a_plain_note():
