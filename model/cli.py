@@ -179,15 +179,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "plan":
             return run_plan(args, catalog)
         result = estimate(scenario_from_args(args), catalog)
+        # The summary asks the engine again (the fixes it checks), so a refusal there is one line too.
+        printed = json.dumps(finite(result.to_dict()), allow_nan=False) if args.json else summary(result, catalog)
     except ScenarioError as error:
         flag = "--" + error.field.replace("_", "-")
         parser.exit(2, f"{parser.prog}: error: argument {flag}: {str(error).split(': ', 1)[1]}\n")
     except CatalogError as error:
         parser.exit(2, f"{parser.prog}: error: argument --catalog: {error}\n")
-    if args.json:
-        print(json.dumps(finite(result.to_dict()), allow_nan=False))
-    else:
-        print(summary(result, catalog))
+    print(printed)
     return 0
 
 

@@ -346,6 +346,11 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
 
 def _look_up(s: Scenario, cat: Catalog) -> Resolved:
     arch, model_name = _architecture(s, cat)
+    if s.vp is not None and s.vp > arch.layers:
+        raise ScenarioError("vp", s.vp, f"at most the model's {arch.layers:,} layers (a chunk holds a layer)")
+    if s.pp is not None and s.pp * (s.vp or 1) > arch.layers:
+        chunks = f"pp × vp ({s.pp:,} × {s.vp:,})" if s.vp else "pp"
+        raise ScenarioError("pp", s.pp, f"{chunks} at most the model's {arch.layers:,} layers (a stage holds a layer)")
     gpu = cat.gpus.get(s.gpu)
     if gpu is None:
         raise ScenarioError("gpu", s.gpu, f"one of {', '.join(cat.gpus)}")

@@ -287,10 +287,12 @@ def step_time(
 def attention_core_rate(r: Resolved, compute_key: str, peak: float, eff: Efficiencies) -> float:
     """Return the FLOP/s a card's attention cores run at in training.
 
-    They run in 16-bit even when the products run in FP8 (Transformer Engine), at flash
-    attention's share of the largest products' rate.
+    They run in 16-bit when the products run in FP8 or FP4 (Transformer Engine keeps attention in
+    BF16), in the products' own format otherwise (flash attention has no FP32 kernel, so FP32
+    training attends in FP32), at flash attention's share of the largest products' rate.
     """
-    core_key = "bf16" if "bf16" in r.gpu.dense_flops_per_s else compute_key
+    narrow = compute_key in ("fp8", "fp4")
+    core_key = "bf16" if narrow and "bf16" in r.gpu.dense_flops_per_s else compute_key
     core_peak = r.gpu.dense_flops_per_s.get(core_key, peak)
     realised = eff.training_matmul_vs_ceiling
     return core_peak * matmul_efficiency(eff, core_key, math.inf, None) * eff.attention_vs_matmul * realised

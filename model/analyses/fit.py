@@ -133,9 +133,16 @@ def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scena
 
 
 def pinned_serving(scenario: Scenario, catalog: Catalog | None = None) -> Scenario:
-    """Return ``scenario`` with its serving replica (tp, pp, attention DP) fixed as the engine chose it."""
+    """Return ``scenario`` with its serving replica (tp, pp, attention DP) fixed as the engine chose it.
+
+    The training-only layout knobs are cleared: serving never reads them, and a training dp fixed
+    beside the serving replica's tp could ask for more cards than there are.
+    """
     inference = estimate(scenario, catalog).inference
-    return dataclasses.replace(scenario, tp=inference.tp, pp=inference.pp, attention_dp=inference.ep)
+    return dataclasses.replace(
+        scenario, tp=inference.tp, pp=inference.pp, attention_dp=inference.ep,
+        dp=None, ep=None, zero=None, micro_batch=None, vp=None, global_batch=None,
+    )  # fmt: skip
 
 
 def with_context(scenario: Scenario, tokens: int) -> Scenario:

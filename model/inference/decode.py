@@ -89,13 +89,29 @@ def _micro_batch(batch: float, pp: int) -> float:
 def ideal_decode_step(r: Resolved, ctx: ServingContext, batch: float) -> float:
     """Return the roofline time per output token at datasheet peaks (no efficiencies or overheads).
 
-    At batch 1 this is the seeds' rule: bytes of weights read / memory bandwidth.
+    At batch 1 this is the seeds' rule: bytes of weights read / memory bandwidth. It bounds the
+    expected step from below on the same work: under attention data parallelism the busiest card's
+    share of the sequences and routed tokens (as :func:`decode_step` counts them), and with drafts
+    the verifying pass over the tokens it gains (Leviathan et al. 2023, eq. 1).
     """
+    stats, per_sequence = r.arch.stats, 1 + r.scenario.draft_tokens
     micro = _micro_batch(batch, ctx.pp)
-    weights = weights_read(r, ctx, micro)
-    flops = 2.0 * r.arch.stats.matmul_params_active * micro / (ctx.tp * ctx.pp)
-    memory = (weights + micro * ctx.kv_bytes_mean) / r.gpu.memory_bandwidth_bytes_per_s
-    return max(memory, flops / ctx.peak_flops) * ctx.pp
+    local = ctx.local_sequences(micro)
+    weights = weights_read(r, ctx, micro * per_sequence)
+    routed = 2.0 * stats.moe_layers * r.arch.active_experts * stats.expert_params if r.arch.is_moe else 0.0
+    products = (2.0 * stats.matmul_params_active - routed) * local + routed * micro / ctx.ep
+    flops = products * per_sequence / (ctx.tp * ctx.pp)
+    memory = (weights + local * ctx.kv_bytes_mean) / r.gpu.memory_bandwidth_bytes_per_s
+    return max(memory, flops / ctx.peak_flops) * ctx.pp / _tokens_gained(r)
+
+
+def _tokens_gained(r: Resolved) -> float:
+    """Return the tokens a sequence gains per step: 1, or (1 - a^(n+1)) / (1 - a) with n drafts at acceptance a.
+
+    Leviathan et al. 2023, eq. 1.
+    """
+    drafts, accept = r.scenario.draft_tokens, r.scenario.draft_acceptance
+    return (1.0 - accept ** (drafts + 1)) / (1.0 - accept) if drafts else 1.0
 
 
 def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates) -> DecodeStep:
@@ -113,9 +129,7 @@ def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRa
         return verify
     one = _forward_step(r, ctx, batch, rates, 1)
     drafting = drafts * one.total / r.arch.layers
-    accept = r.scenario.draft_acceptance
-    gained = (1.0 - accept ** (drafts + 1)) / (1.0 - accept)
-    return verify._replace(drafting=drafting, total=verify.total + drafting, tokens_per_step=gained)
+    return verify._replace(drafting=drafting, total=verify.total + drafting, tokens_per_step=_tokens_gained(r))
 
 
 def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates, per_sequence: int) -> DecodeStep:

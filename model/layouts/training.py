@@ -130,6 +130,8 @@ def search_training_layout(
     least memory is returned with ``fits`` False, so "does not fit" reports the best the cards can do.
     """
     pairs = model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, knobs.tp, knobs.pp)
+    if knobs.vp is not None:  # each of a stage's chunks holds a layer at least
+        pairs = tuple((t, p) for t, p in pairs if p * knobs.vp <= arch.layers)
     # More replicas than sequences cannot each get a micro-batch: fewer replicas, or more model parallelism.
     most_replicas = batch_sequences if knobs.global_batch is None else None
     shapes = _replica_shapes(pairs, knobs, cards, most_replicas)

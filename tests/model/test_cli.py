@@ -295,3 +295,10 @@ def test_each_flag_takes_its_range_from_the_engines_one_table(field):
     flag = "--" + field.replace("_", "-")
     refused = _run("estimate", flag, str(high + 1))
     assert refused.returncode == 2 and f"from {low:g} to {high:g}" in refused.stderr
+
+
+def test_a_training_dp_beside_a_serving_replica_prints_a_summary_not_a_traceback():
+    # Found by the invariant suite (issue 29): the serving fixes pinned the replica's tp beside the training dp.
+    done = _run("estimate", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--cards", "2", "--dp", "2")
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "fits with: 8 cards" in done.stdout

@@ -349,3 +349,19 @@ def test_pipeline_stages_never_make_one_users_token_faster(model):
     # One sequence cannot be split into micro-batches: its token passes every stage in turn.
     times = [_serve(model=model, gpu="h100-sxm", cards=8, tp=1, pp=pp, batch=1).inference.tpot_s for pp in (1, 2, 4, 8)]
     assert times == sorted(times)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        # Found by the invariant suite (issue 29): the roofline counted one token per step with drafts,
+        # and every sequence's KV cache on one card under attention data parallelism.
+        {"model": "llama-3.1-8b", "gpu": "h100-sxm", "cards": 1, "draft_tokens": 1},
+        {"model": "llama-3.1-8b", "gpu": "h100-sxm", "cards": 1, "draft_tokens": 3, "batch": 64},
+        {"model": "qwen3-30b-a3b", "gpu": "h100-sxm", "cards": 8, "batch": "max"},
+    ],
+)
+def test_the_expected_time_per_token_is_never_below_the_roofline_of_the_same_work(settings):
+    inference = _serve(**settings).inference
+    assert inference.tpot_roofline_s <= inference.tpot_s
+    assert inference.tpot_roofline_s > 0.1 * inference.tpot_s  # a bound of the same order, not a token of another

@@ -142,3 +142,10 @@ def test_an_unhashable_value_is_refused_naming_its_field():
     with pytest.raises(ScenarioError) as caught:
         resolve(Scenario(cards=[8]), CATALOG)  # type: ignore[arg-type]
     assert caught.value.field == "cards"
+
+
+@pytest.mark.parametrize(("fixed", "field"), [({"pp": 17}, "pp"), ({"pp": 8, "vp": 4}, "pp"), ({"vp": 17}, "vp")])
+def test_a_pipeline_deeper_than_the_layers_is_refused_naming_the_field(fixed, field):
+    with pytest.raises(ScenarioError) as raised:
+        resolve(Scenario(model="llama-3.2-1b", cards=32, **fixed), CATALOG)  # 16 layers
+    assert raised.value.field == field and "16 layers" in str(raised.value)

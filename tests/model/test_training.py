@@ -235,3 +235,10 @@ def test_interleaved_sends_stay_exposed_only_in_the_warm_up_and_flush():
     many = interleaved(step, 2, 4, 64)
     assert many.pipeline_transfer == pytest.approx(0.4 * 2 * 10 / 128)
     assert interleaved(step, 4, 8, 2).pipeline_transfer == pytest.approx(0.4 * 4)  # all warm-up: all exposed
+
+
+def test_fp32_training_attends_in_fp32_so_its_mfu_stays_below_one():
+    # Found by the invariant suite (issue 29): attention ran at the BF16 peak while MFU divided by FP32's (1.13).
+    long = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8, precision="fp32", seq_len=131_072)
+    training = estimate(long, CATALOG).training
+    assert 0 < training.mfu < 1
