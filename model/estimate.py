@@ -18,13 +18,13 @@ from model.inference import (
 from model.layouts.plan import plan_training
 from model.layouts.serving import plan_serving
 from model.memory import training_regime
-from model.precision import compute_precision
+from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_gb
 
-__all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision"]
+__all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision", "training_refused"]
 
 PARAMS_TOLERANCE = 0.02
 """A parameter count and a shape that disagree by more than this are reported (the catalog's own
@@ -32,13 +32,18 @@ presets are within 2 % of their official counts)."""
 
 
 def training_precision(r: Resolved) -> str:
-    """Return the format the scenario trains in: int8 and int4 are serving formats, so bf16 unless adapters train.
+    """Return the format the scenario's training is sized in: bf16 for a refused int8 or int4 run.
 
-    LoRA and QLoRA keep a quantised frozen base and train their adapters in 16-bit.
+    LoRA and QLoRA keep a quantised frozen base and train their adapters in 16-bit. Pre-training
+    or fully fine-tuning every weight in int8 or int4 is refused (:func:`training_refused`); its
+    memory is then the bf16 run's, what the refusal's fix would need.
     """
-    if not trains_adapters(r.scenario.finetune) and r.precision in ("int8", "int4"):
-        return "bf16"
-    return r.precision
+    return "bf16" if training_refused(r) else r.precision
+
+
+def training_refused(r: Resolved) -> bool:
+    """Return whether the training asked for cannot run: every weight trained in a weight-only serving format."""
+    return not trains_adapters(r.scenario.finetune) and r.precision in UNTRAINABLE_PRECISIONS
 
 
 _new_range = tuple.__new__
@@ -63,8 +68,9 @@ def _training(
 ) -> tuple[TrainingEstimate, dict[str, Range]]:
     s, gpu, arch = r.scenario, r.gpu, r.arch
     precision = training_precision(r)
-    if precision != r.precision:
-        notes.append(Note("not_training_format", {"precision": r.precision, "used": precision}))
+    refused = training_refused(r)
+    if refused:
+        notes.append(Note("not_training_format", {"precision": r.precision}))
     key, note = compute_precision(gpu, precision)
     if note:
         notes.append(Note("training_no_tensor_cores", {"gpu": gpu.name, "precision": precision, "key": key}))
@@ -87,7 +93,7 @@ def _training(
     if layout.tp > r.gpus_per_node:
         crossing = {"tp": str(layout.tp), "per_node": str(r.gpus_per_node), "network": r.network.name}
         notes.append(Note("tp_across_nodes", crossing))
-    if not plan.fits:
+    if not plan.fits and not refused:
         sizes = {"needed": format_gb(plan.memory.total), "capacity": format_gb(gpu.capacity_bytes)}
         notes.append(Note("training_does_not_fit", sizes))
     assert plan.work is not None  # the search counted the chosen layout's step already
@@ -122,7 +128,7 @@ def _training(
         tokens_per_s_per_gpu=rates[0],
         mfu=mfus[0],
         memory_per_gpu=plan.memory,
-        fits=plan.fits,
+        fits=plan.fits and not refused,
         parallelism=layout,
         recompute=plan.recompute,
         recomputed_layers=plan.recomputed_layers,

@@ -20,6 +20,7 @@ __all__ = [
     "KV_PRECISIONS",
     "PRECISIONS",
     "QUANTIZED_WEIGHT_PRECISIONS",
+    "UNTRAINABLE_PRECISIONS",
     "KvPrecision",
     "Precision",
     "bytes_per_element",
@@ -45,6 +46,9 @@ _BITS: Final[dict[str, float]] = {
     "fp4": 4.5,
 }
 
+UNTRAINABLE_PRECISIONS: Final[frozenset[str]] = frozenset({"int8", "int4"})
+"""Weight-only serving formats no framework trains every weight in: pre-training and full
+fine-tuning in them are refused (QLoRA trains 16-bit adapters on an int4 base instead)."""
 QUANTIZED_WEIGHT_PRECISIONS: Final[frozenset[str]] = frozenset({"int8", "int4", "fp4"})
 """Weight-only formats: serving engines dequantise them to 16-bit before the matrix product,
 and keep the embedding and LM head in 16-bit (bitsandbytes, GPTQ and AWQ skip lm_head)."""

@@ -94,6 +94,7 @@ class TrainingEstimate(NamedTuple):
     """Model FLOPs utilisation of the steady-state steps (PaLM's definition, no recomputation)."""
     memory_per_gpu: TrainingMemory
     fits: bool
+    """Whether the run can go: the busiest card holds it, and its format trains (not int8 or int4 weights)."""
     parallelism: Layout
     recompute: Recompute
     recomputed_layers: int
@@ -148,7 +149,10 @@ class InferenceEstimate(NamedTuple):
 
 
 NOTES: dict[str, str] = {
-    "not_training_format": "training in {precision} is not a training format; estimated as {used} mixed precision",
+    "not_training_format": (
+        "training is not run: {precision} is a weight format for serving, and no framework trains every weight in it"
+        " (bf16, fp16, fp8 or fp32 do; LoRA and QLoRA train adapters on it)"
+    ),
     "training_no_tensor_cores": "training: {gpu} has no {precision} tensor cores; products run in {key}",
     "inference_no_tensor_cores": "inference: {gpu} has no {precision} tensor cores; products run in {key}",
     "cards_idle": "training uses {used} of {cards} cards ({shape}); the rest sit idle",

@@ -391,12 +391,18 @@ def check_memory_parts_add_up(o: Outcome) -> list[str]:
 
 
 def check_fits_means_within_budget(o: Outcome) -> list[str]:
-    """Training fits iff its total is within the card; serving fits iff its total is within the server's budget."""
+    """Training fits iff its total is within the card and its format trains; serving iff within the server's budget.
+
+    A format that does not train (int8 or int4 weights, every weight trained) is refused with the
+    note ``not_training_format``: its memory may fit, the run still does not.
+    """
     problems = []
     total = o.training["memory_per_gpu"]["total"]
-    if o.training["fits"] != (total <= o.capacity_bytes):
+    refused = any(note["code"] == "not_training_format" for note in o.data["notes"])
+    if o.training["fits"] != (total <= o.capacity_bytes and not refused):
         problems.append(
             f"training fits={o.training['fits']} with {total:.6g} B against a card of {o.capacity_bytes:.6g}"
+            + (" (its format is refused)" if refused else "")
         )
     total = o.inference["memory_per_gpu"]["total"]
     if o.inference["fits"] != (total <= o.serving_budget):
@@ -687,12 +693,15 @@ def check_goal_verdict(verdict: Verdict, facts: GoalFacts, fixes: Sequence[FixOu
     """The goal's verdict agrees with the engine; every fix it offers fits per the engine, at the memory it says.
 
     A goal refused outright (``untrainable_precision``: int8/int4 pre-training or full fine-tuning)
-    is a verdict, not a fit: it must say it does not run, with no memory figure, and its fixes still fit.
+    is a verdict, not a fit: it must say it does not run, with no memory figure, the engine must not
+    run it either, and its fixes still fit.
     """
     problems = []
     if verdict.refusal is not None:
         if verdict.runs or verdict.needed_bytes != 0:
             problems.append(f"refused ({verdict.refusal}) but runs={verdict.runs}, needs {verdict.needed_bytes:.4g} B")
+        if facts.fits:
+            problems.append(f"{verdict.goal}: refused ({verdict.refusal}) but the engine's estimate runs it")
     else:
         if verdict.runs != facts.fits:
             problems.append(f"{verdict.goal}: verdict runs={verdict.runs}, engine fits={facts.fits}")

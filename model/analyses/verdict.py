@@ -22,14 +22,13 @@ from typing import Final, Literal, NamedTuple, get_args
 from model.analyses.compare import fewest_serving_cards
 from model.analyses.fit import largest_inference_context, largest_training_seq_len, with_context
 from model.catalog import Catalog, default_catalog
-from model.estimate import estimate
+from model.estimate import estimate, training_refused
 from model.limits import ScenarioError
 from model.precision import Precision, bytes_per_element
-from model.scenario import Finetune, Scenario, trains_adapters, with_batch
+from model.scenario import Finetune, Scenario, resolve, with_batch
 
 __all__ = [
     "GOALS",
-    "UNTRAINABLE_PRECISIONS",
     "Fix",
     "Goal",
     "Verdict",
@@ -39,8 +38,6 @@ __all__ = [
 
 Goal = Literal["serve", "finetune", "pretrain"]
 GOALS: Final[tuple[Goal, ...]] = get_args(Goal)
-UNTRAINABLE_PRECISIONS: Final[frozenset[str]] = frozenset({"int8", "int4"})
-"""Weight-only serving formats: refused for pre-training and full fine-tuning."""
 MAX_CARDS: Final = 131_072
 """The most cards a fix suggests (twice the largest published training cluster, ~65k H100s)."""
 SHORTEST_USEFUL_CONTEXT: Final = 256
@@ -115,7 +112,7 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
     capacity = cat.gpus[scenario.gpu].capacity_bytes if scenario.gpu in cat.gpus else 0.0
     fixes: list[Fix | None] = []
-    if scenario.precision in UNTRAINABLE_PRECISIONS and not trains_adapters(scenario.finetune):
+    if training_refused(resolve(scenario, cat)):
         if goal == "finetune":
             fixes.append(_checked(_with_finetune(scenario, "qlora"), "finetune", "qlora", "training", cat))
         fixes.append(_checked(_with_precision(scenario, "bf16"), "precision", "bf16", "training", cat))

@@ -32,8 +32,12 @@ def _fix(fix: Fix) -> str:
 
 def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | None) -> str:
     capacity = result.resolved.gpu.capacity_bytes
-    fixes = goal_verdict(result.resolved.scenario, goal, catalog).fixes
+    verdict = goal_verdict(result.resolved.scenario, goal, catalog)
+    fixes = verdict.fixes
     remedy = "; fits with: " + ", ".join(_fix(fix) for fix in fixes) if fixes else "; no single change makes it fit"
+    if verdict.refusal == "untrainable_precision":
+        precision = result.resolved.precision
+        return f"not run: {precision} is a weight format for serving, not trained, so no time or cost{remedy}"
     room = (
         f"a server budgets {format_gb(serving_capacity(capacity))} of the card's {format_gb(capacity)}"
         if goal == "serve"
@@ -62,7 +66,8 @@ def summary(result: Estimate, catalog: Catalog | None = None) -> str:
         + f", ZeRO {t.parallelism.zero}, recompute {t.recompute}"
         + (f" ({t.recomputed_layers} of {layers_per_stage} layers per stage)" if t.recompute == "full" else "")
         + f"; {t.microbatches} micro-batches of {t.micro_batch} per replica, {t.global_batch:,} sequences per step"
-        + f" ({'fastest' if t.fits else 'lightest'} of {t.layouts_timed} layouts timed)",
+        + f" ({'lightest' if t.memory_per_gpu.total > result.resolved.gpu.capacity_bytes else 'fastest'}"
+        f" of {t.layouts_timed} layouts timed)",
     ]
     flops = f"  {t.tokens:.3g} tokens: {t.total_flops:.3g} FLOPs"
     if t.fits:

@@ -85,10 +85,13 @@ def test_an_uncertain_figure_shows_its_range_and_a_counted_one_does_not():
     assert result.uncertain_range("max_batch") is None  # counted, not rated
 
 
-def test_int8_trains_in_bf16_and_the_estimate_says_what_it_used():
+def test_training_every_weight_in_int8_is_refused_and_sized_as_its_bf16_fix():
+    # One answer (issue 29): the goal verdict refuses it, so the estimate runs no time or price for it either.
     result = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", precision="int8"), CATALOG)
-    assert result.training.precision == "bf16"
-    assert any("not a training format" in warning for warning in result.warnings)
+    assert result.training.precision == "bf16" and not result.training.fits
+    assert result.training.memory_per_gpu.total <= result.resolved.gpu.capacity_bytes  # what bf16 would need
+    assert result.to_dict()["training"]["time_s"] is None
+    assert any("weight format for serving" in warning for warning in result.warnings)
     adapters = estimate(Scenario(model="llama-3.1-8b", precision="int4", finetune="qlora"), CATALOG)
     assert adapters.training.precision == "int4"
     assert adapters.training.state_bytes_per_param < result.training.state_bytes_per_param
@@ -134,7 +137,7 @@ def test_each_warning_is_also_a_code_with_values_that_fill_its_template():
     # int8 training on a GPU with no price, too large for one 4090: several notes at once.
     result = estimate(Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1, precision="int8"), CATALOG)
     codes = [note.code for note in result.notes]
-    assert {"not_training_format", "training_does_not_fit", "inference_does_not_fit_none"} <= set(codes)
+    assert {"not_training_format", "inference_does_not_fit_none"} <= set(codes)  # refused, not "does not fit"
     assert [note.text for note in result.notes] == list(result.warnings)
     assert all(note.template.format(**note.values) == note.text for note in result.notes)
     assert result.to_dict()["notes"][0] == {"code": codes[0], "values": dict(result.notes[0].values)}
