@@ -14,7 +14,7 @@ from ui.remount import held_value
 from ui.rows import layout as rows_layout
 from ui.rows import vram as rows_vram
 from ui.rows.layout import option_labels
-from ui.rows.memory import capacity_row, memory_rows
+from ui.rows.memory import capacity_row, memory_rows, serving_budget_row
 from ui.rows.vram_takeaways import inference_takeaway, training_takeaway
 from ui.sidebar import current_goal, current_scenario
 
@@ -81,7 +81,7 @@ goal = current_goal()
 with verdict_box:
     show_verdict(goal_verdict(scenario, goal, catalog), gpu.short_name, scenario.precision)
 micro, seq = fit.largest_training_micro_batch(scenario, catalog), fit.largest_training_seq_len(scenario, catalog)
-batch = fit.largest_inference_batch(scenario, catalog)
+batch = result.inference.max_batch  # the engine's one rule for the largest batch
 context = fit.largest_inference_context(scenario, catalog, scenario.batch)
 sweeps = [sweep(scenario, catalog) for sweep in (fit.zero_stage_sweep, fit.recompute_sweep, fit.tp_sweep)]
 
@@ -90,16 +90,29 @@ for column, metric in zip(st.columns(3), rows_vram.training_metrics(result, micr
     column.metric(**metric, border=True)
 st.markdown(training_takeaway(result, *sweeps))
 st.markdown(tr("**How the cards split.** {choice}", choice=rows_layout.training_choice(result)))
-show_chart(step_parts_chart, rows=rows_layout.step_rows(result))
-st.dataframe(rows_layout.training_candidate_rows(result), hide_index=True, width="stretch")
+step = rows_layout.step_rows(result)
+if step:  # a step that cannot run has no time to chart
+    show_chart(step_parts_chart, rows=step)
+# Short headers, the long names in their help: ten columns fit a projector's 1280 px without scrolling.
+st.dataframe(
+    rows_layout.training_candidate_rows(result),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        tr("Chunks per stage"): st.column_config.Column(tr("Chunks"), help=tr("Chunks per stage")),
+        tr("Batch (sequences)"): st.column_config.Column(tr("Batch"), help=tr("Batch (sequences)")),
+    },
+)
 st.subheader(tr("Serving"), divider="gray")
-for column, metric in zip(st.columns(3), rows_vram.inference_metrics(result, batch, context), strict=True):
+for column, metric in zip(st.columns(3), rows_vram.inference_metrics(result, context), strict=True):
     column.metric(**metric, border=True)
-st.markdown(inference_takeaway(result, batch, context))
+st.markdown(inference_takeaway(result, context))
 st.markdown(f"**{rows_layout.serving_choice(result)}**")
 st.dataframe(rows_layout.serving_candidate_rows(result), hide_index=True, width="stretch")
 st.markdown(tr("**Memory per card**: training at your micro-batch and sequence, serving at your batch and context"))
-show_chart(memory_breakdown_chart, parts=memory_rows(result), capacity=capacity_row(gpu))
+show_chart(
+    memory_breakdown_chart, parts=memory_rows(result), capacity=capacity_row(gpu), budget=serving_budget_row(gpu)
+)
 notes = note_lines(result)  # the engine's warnings, in the visit's language
 if notes:
     with st.expander(tr("Notes from the engine")):
@@ -130,14 +143,15 @@ for column, (points, largest, unit) in zip(st.columns(2), loads, strict=True):
         show_chart(
             load_memory_chart,
             points=rows_vram.load_rows(points),
-            capacity=capacity_row(gpu),
+            capacity=serving_budget_row(gpu, short=True),  # serving fits within the server's budget
             limit=rows_vram.limit_row(largest, unit),
             x_title=tr(rows_vram.LOAD_AXES[unit]),
         )
 st.caption(
     tr(
         "Left: {batch} sequences as their context grows; right: your context with more sequences. The KV cache grows "
-        "in both; where the line crosses the red rule the card is full (the green rule marks the largest fit).",
+        "in both; where the line crosses the red rule the server's budget is full (the green rule marks the largest "
+        "fit).",
         batch=f"{scenario.batch:,}",
     )
 )

@@ -1,9 +1,12 @@
 """Serving speed against batch: the sweep, the memory/compute knee, the batch a latency target allows.
 
-Every figure comes from the engine's serving model (:mod:`model.inference`) on the replica the
-estimate chooses for the scenario at full load (``estimate(batch="max")``: the most output tokens
-per second per card), held as the batch moves, so a point of the sweep is the estimate at that
-batch on that replica:
+Every figure comes from the engine's serving model (:mod:`model.inference`) on one replica, held
+as the batch moves, so a point of the sweep is the estimate at that batch on that replica. Which
+replica is the caller's question (:data:`ReplicaFor`): by default the one the estimate chooses at
+full load (``estimate(batch="max")``: the most output tokens per second per card, the planner's
+and the calibration's), or the one ``estimate(scenario)`` chooses for the scenario's own batch, so
+that the point at that batch, the largest batch and "fits" are the estimate's own figures (a page
+that shows them beside the estimate's):
 
 - decode step: the roofline of Williams, Waterman and Patterson (2009, "Roofline: an insightful
   visual performance model", CACM 52(4)): the longer of bytes read over bandwidth and FLOPs over
@@ -39,12 +42,14 @@ from model.inference import (
     serving_rates,
 )
 from model.limits import ScenarioError
+from model.results import Estimate
 from model.scenario import Resolved, Scenario, with_batch
 
 __all__ = [
     "BatchPoint",
     "Knee",
     "LatencyFit",
+    "ReplicaFor",
     "SweepReplica",
     "batch_sweep",
     "knee_batch",
@@ -52,6 +57,8 @@ __all__ = [
     "sweep_replica",
 ]
 
+ReplicaFor = Literal["max", "scenario"]
+"""The batch a sweep's replica is chosen for: "max" (full load) or "scenario" (the scenario's own batch)."""
 KNEE_SEARCH_LIMIT = 2**24
 """Largest batch the knee search looks at (16.8M sequences); no knee below it is reported as none."""
 _BISECTION_STEPS = 60
@@ -108,6 +115,8 @@ class LatencyFit(NamedTuple):
     tpot_s: float | None
     limit: Literal["latency", "memory"]
     """What stops the next batch: it misses the target ('latency') or does not fit ('memory')."""
+    sequences: int = 0
+    """Sequences in flight over every replica at that batch (0 when there is none)."""
 
 
 class SweepReplica(NamedTuple):
@@ -129,9 +138,22 @@ class _Replica(NamedTuple):
     largest_batch: int
 
 
-def _replica(scenario: Scenario, catalog: Catalog | None, efficiencies: Efficiencies = EXPECTED) -> _Replica:
-    """Resolve the scenario's serving replica exactly as ``estimate(batch="max")`` lays it out."""
-    full = estimate(with_batch(scenario, "max"), catalog, efficiencies=efficiencies)
+def _chosen(
+    scenario: Scenario, catalog: Catalog | None, replica_for: ReplicaFor, efficiencies: Efficiencies = EXPECTED
+) -> Estimate:
+    """Return the estimate whose replica a sweep holds: at full load, or at the scenario's own batch."""
+    if replica_for == "max":
+        return estimate(with_batch(scenario, "max"), catalog, efficiencies=efficiencies)
+    if replica_for == "scenario":
+        return estimate(scenario, catalog, efficiencies=efficiencies)
+    raise ScenarioError("replica_for", replica_for, '"max" or "scenario"')
+
+
+def _replica(
+    scenario: Scenario, catalog: Catalog | None, efficiencies: Efficiencies = EXPECTED, replica_for: ReplicaFor = "max"
+) -> _Replica:
+    """Resolve the scenario's serving replica exactly as the estimate ``replica_for`` names lays it out."""
+    full = _chosen(scenario, catalog, replica_for, efficiencies)
     r, inference = full.resolved, full.inference
     context = serving_context(
         r, tp=inference.tp, pp=inference.pp, compute_key=inference.compute_precision, ep=inference.ep
@@ -145,9 +167,17 @@ def _replica(scenario: Scenario, catalog: Catalog | None, efficiencies: Efficien
     )
 
 
-def sweep_replica(scenario: Scenario, catalog: Catalog | None = None) -> SweepReplica:
-    """Return the replica :func:`batch_sweep` serves the scenario on (the full-load one), and how many."""
-    full = estimate(with_batch(scenario, "max"), catalog).inference  # the sweep's own estimate, cached
+def sweep_replica(
+    scenario: Scenario, catalog: Catalog | None = None, *, replica_for: ReplicaFor = "max"
+) -> SweepReplica:
+    """Return the replica :func:`batch_sweep` serves the scenario on, and how many.
+
+    Args:
+        scenario: the scenario.
+        catalog: the catalog to resolve ids in (the built-in one by default).
+        replica_for: "max": the full-load replica; "scenario": the one chosen for the scenario's batch.
+    """
+    full = _chosen(scenario, catalog, replica_for).inference  # the sweep's own estimate, cached
     return SweepReplica(full.tp, full.pp, full.ep, full.dp)
 
 
@@ -188,15 +218,22 @@ def _default_batches(largest: int) -> list[int]:
 
 
 def batch_sweep(
-    scenario: Scenario, catalog: Catalog | None = None, batches: Iterable[int] | None = None
+    scenario: Scenario,
+    catalog: Catalog | None = None,
+    batches: Iterable[int] | None = None,
+    *,
+    replica_for: ReplicaFor = "max",
 ) -> list[BatchPoint]:
-    """Return serving speed at each batch on the scenario's replica (the scenario's batch is ignored).
+    """Return serving speed at each batch on the scenario's replica.
 
     Args:
-        scenario: the scenario; its prompt and output lengths set the workload.
+        scenario: the scenario; its prompt and output lengths set the workload (its batch only
+            chooses the replica, with ``replica_for="scenario"``).
         catalog: the catalog to resolve ids in (the built-in one by default).
         batches: concurrent sequences per replica to evaluate; by default the powers of two from 1
             to the largest batch that fits, plus that batch (batch 1 alone when nothing fits).
+        replica_for: "max": the full-load replica; "scenario": the one ``estimate(scenario)``
+            chooses, whose largest batch is the estimate's ``max_batch``.
 
     Returns:
         One point per batch, in the order given: expected and roofline tokens/s, TTFT, TPOT, the
@@ -205,7 +242,7 @@ def batch_sweep(
     Raises:
         ScenarioError: the scenario is invalid, or a batch is not a whole number of at least 1.
     """
-    replica = _replica(scenario, catalog)
+    replica = _replica(scenario, catalog, replica_for=replica_for)
     wanted = _default_batches(replica.largest_batch) if batches is None else list(batches)
     for batch in wanted:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
@@ -236,7 +273,7 @@ def _first_crossing(excess: Callable[[float], float]) -> float | None:
     return high
 
 
-def knee_batch(scenario: Scenario, catalog: Catalog | None = None) -> Knee:
+def knee_batch(scenario: Scenario, catalog: Catalog | None = None, *, replica_for: ReplicaFor = "max") -> Knee:
     """Return the batch at which decode turns compute-bound, expected and at datasheet peaks.
 
     A derived definition on the roofline (Williams et al. 2009): the knee is the batch at which the
@@ -251,11 +288,12 @@ def knee_batch(scenario: Scenario, catalog: Catalog | None = None) -> Knee:
     bisection on :func:`model.inference.decode_step`'s memory and compute times (exact for MoE too):
     'expected' with achievable bandwidth and compute (the expected efficiencies), 'ideal' with the
     datasheet bandwidth and peak FLOP/s, the split behind :func:`model.inference.ideal_decode_step`.
+    ``replica_for`` picks the replica as for :func:`batch_sweep`.
 
     Raises:
         ScenarioError: the scenario is invalid.
     """
-    replica = _replica(scenario, catalog)
+    replica = _replica(scenario, catalog, replica_for=replica_for)
     r, ctx, rates = replica.resolved, replica.context, replica.rates
     bandwidth = r.gpu.memory_bandwidth_bytes_per_s
     peak_rates = rates._replace(
@@ -280,7 +318,12 @@ def knee_batch(scenario: Scenario, catalog: Catalog | None = None) -> Knee:
 
 
 def largest_batch_within_latency(
-    scenario: Scenario, catalog: Catalog | None, target_tpot_s: float, *, efficiencies: Efficiencies = EXPECTED
+    scenario: Scenario,
+    catalog: Catalog | None,
+    target_tpot_s: float,
+    *,
+    efficiencies: Efficiencies = EXPECTED,
+    replica_for: ReplicaFor = "max",
 ) -> LatencyFit:
     """Return the largest batch that fits whose expected time per output token meets ``target_tpot_s``.
 
@@ -289,10 +332,11 @@ def largest_batch_within_latency(
     the last batch at or under the target (a derived definition; TPOT as in ``model.estimate``).
 
     Args:
-        scenario: the scenario (its batch is ignored).
+        scenario: the scenario (its batch only chooses the replica, with ``replica_for="scenario"``).
         catalog: the catalog to resolve ids in (None: the built-in one).
         target_tpot_s: the latency target, seconds per output token.
         efficiencies: the expected efficiency set (only a calibration passes another).
+        replica_for: the replica, as for :func:`batch_sweep`.
 
     Raises:
         ScenarioError: the scenario or the target is invalid.
@@ -301,7 +345,7 @@ def largest_batch_within_latency(
         raise ScenarioError("target_tpot_s", target_tpot_s, "a positive number of seconds")
     if not math.isfinite(target_tpot_s) or target_tpot_s <= 0:
         raise ScenarioError("target_tpot_s", target_tpot_s, "a positive number of seconds")
-    replica = _replica(scenario, catalog, efficiencies)
+    replica = _replica(scenario, catalog, efficiencies, replica_for)
     largest = replica.largest_batch
     if largest < 1:
         return LatencyFit(target_tpot_s, None, None, None, None, "memory")
@@ -312,8 +356,12 @@ def largest_batch_within_latency(
     if not meets(1):
         return LatencyFit(target_tpot_s, None, None, None, None, "latency")
     if meets(largest):
-        served = _serve(replica, largest)
-        return LatencyFit(target_tpot_s, largest, served.tokens_per_s, 1.0 / served.tpot_s, served.tpot_s, "memory")
-    low = last_passing(meets, 1, largest)
-    served = _serve(replica, low)
-    return LatencyFit(target_tpot_s, low, served.tokens_per_s, 1.0 / served.tpot_s, served.tpot_s, "latency")
+        return _within(replica, target_tpot_s, largest, "memory")
+    return _within(replica, target_tpot_s, last_passing(meets, 1, largest), "latency")
+
+
+def _within(replica: _Replica, target_tpot_s: float, batch: int, limit: Literal["latency", "memory"]) -> LatencyFit:
+    """Return the latency fit at ``batch``: its rates, and the sequences it serves over every replica."""
+    served = _serve(replica, batch)
+    tpot = served.tpot_s
+    return LatencyFit(target_tpot_s, batch, served.tokens_per_s, 1.0 / tpot, tpot, limit, batch * replica.replicas)

@@ -1,6 +1,11 @@
+import json
+
 import pytest
 
+from model import Scenario, default_catalog, estimate
+from model.inference import serving_capacity
 from tests.app.conftest import metric_values, open_page, sidebar_moves
+from ui.controls import CONTROLS
 
 METRICS = {
     "Training memory per card",
@@ -132,3 +137,66 @@ def test_a_model_that_does_not_fit_is_shown_plainly_not_as_an_error():
 def test_a_sliding_window_model_has_no_memory_limit_on_context():
     at = open_page("vram", model="mistral-7b", cards="1")
     assert metric_values(at)["Largest context at this batch"] == "no memory limit"
+
+
+# Issue 29: the VRAM page said up to 7 sequences fit for Llama 3.1 70B in int4 on 2 RTX 4090s, where the
+# engine (and the command line) said not even one does. The page's largest batch is the engine's max_batch.
+NOTHING_FITS = {"model": "llama-3.1-70b", "precision": "int4", "gpu": "rtx-4090", "cards": "2", "goal": "serve"}
+ONE_H100 = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "cards": "1"}
+
+
+def _engine(**link):
+    """The engine's estimate for a link's scenario at the page's defaults (prompt, output, batch)."""
+    fields = {key: CONTROLS[key].default for key in ("model", "precision", "gpu", "cards", "batch")}
+    fields |= {"prompt_len": CONTROLS["prompt"].default, "output_len": CONTROLS["output"].default}
+    fields |= {key: value for key, value in link.items() if key != "goal"}
+    fields["cards"], fields["batch"] = int(fields["cards"]), int(fields["batch"])
+    return estimate(Scenario(**fields))
+
+
+@pytest.mark.parametrize("link", [NOTHING_FITS, ONE_H100, {**ONE_H100, "batch": "4096"}], ids=["none", "fits", "over"])
+def test_the_largest_batch_is_the_engines(link):
+    at = open_page("vram", **link)
+    inference = _engine(**link).inference
+    shown = metric_values(at)["Largest batch"]
+    takeaway = next(block.value for block in at.markdown if block.value.startswith("Serving holds"))
+    if inference.max_batch:
+        assert shown == f"{inference.max_batch:,} seqs"
+        assert f"Up to {inference.max_batch:,} sequences fit" in takeaway
+    else:
+        assert shown == "none fits"
+        assert "Not even one sequence fits" in takeaway
+    fits = next(m for m in at.metric if m.label == "Inference memory per card").delta
+    assert fits == ("fits" if inference.fits else "does not fit")
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "keeps the rest in reserve"), ("zh", "其余留作余量")])
+def test_the_servers_reserve_is_said_once_in_words(lang, words):
+    at = open_page("vram", **ONE_H100, lang=lang)
+    assert sum(words in block.value for block in at.markdown) == 1
+    assert "90%" in next(block.value for block in at.markdown if words in block.value)
+
+
+def test_the_serving_charts_draw_the_servers_budget_not_the_whole_card():
+    at = open_page("vram", **ONE_H100)
+    gpu = default_catalog().gpus["h100-sxm"]
+    budget = serving_capacity(gpu.capacity_bytes) / 1e9
+    rules = [
+        {row["gb"] for row in layer["data"]["values"]}
+        for chart in at.get("vega_lite_chart")
+        for layer in json.loads(chart.proto.spec).get("layer", [])
+        if layer["mark"]["type"] == "rule"
+        and layer["encoding"].get("x", layer["encoding"].get("y", {})).get("field") == "gb"
+    ]
+    # The main chart marks the card and the budget; both load charts mark the budget alone.
+    assert sum(rule == {budget} for rule in rules) == 3
+    assert {gpu.capacity_bytes / 1e9} in rules
+
+
+def test_a_serving_layout_that_does_not_fit_has_no_speed():
+    at = open_page("vram", **NOTHING_FITS)
+    serving = at.dataframe[1].value
+    assert list(serving["ms per output token"]) == ["—"]
+    assert list(serving["Output tokens/s (all)"]) == ["—"]
+    training = at.dataframe[0].value
+    assert set(training["Time to train"]) == {"—"}  # training does not fit either

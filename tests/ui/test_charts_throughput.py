@@ -1,8 +1,10 @@
 """Throughput chart builders and the rows they are fed (checked through to_dict)."""
 
+import dataclasses
+
 import pytest
 
-from model import Scenario
+from model import Scenario, estimate
 from model.analyses.serving import Knee, batch_sweep, knee_batch, largest_batch_within_latency, sweep_replica
 from ui.charts import _fill, _template
 from ui.charts.throughput import BOUND_COLORS, total_throughput_chart, user_speed_chart
@@ -11,12 +13,16 @@ from ui.rows.throughput import (
     batch_options,
     chosen_rows,
     knee_rows,
-    knee_text,
     line_rows,
-    metric_rows,
     point_rows,
-    replica_caption,
     target_rows,
+)
+from ui.rows.throughput_text import (
+    clamp_note,
+    knee_text,
+    metric_rows,
+    replica_caption,
+    scale_text,
     throughput_takeaway,
 )
 
@@ -111,17 +117,47 @@ def test_a_knee_beyond_what_fits_or_missing_is_not_drawn():
 def test_a_linked_value_off_the_steps_stays_selectable():
     assert steps_with((10.0, 50.0), 37.0) == [10.0, 37.0, 50.0]
     assert steps_with((10.0, 50.0), 50.0) == [10.0, 50.0]
-    assert batch_options(POINTS, 3) == sorted({*(p.batch for p in POINTS), 3})
+    largest = POINTS[-1].batch
+    assert batch_options(POINTS, 3, largest) == sorted({*(p.batch for p in POINTS), 3})
+
+
+def test_the_batch_options_stop_at_the_largest_batch_that_fits():
+    largest = POINTS[-1].batch
+    assert max(batch_options(POINTS, 3, largest)) == largest
+    assert batch_options(POINTS, 3, 100) == [1, 2, 3, 4, 8, 16, 32, 64]  # a chosen batch beyond it is no option
+    assert batch_options(batch_sweep(SCENARIO, None, [1]), 32, 0) == []  # nothing fits: nothing to choose
+
+
+def test_the_clamp_note_keeps_the_batch_the_link_asked_for():
+    note = clamp_note(4096, 346)
+    assert "4,096" in note and "346" in note
 
 
 def test_metrics_and_takeaway_say_what_the_target_allows():
     fit = largest_batch_within_latency(SCENARIO, None, 0.05)
-    rows = metric_rows(POINTS[3], KNEE, fit, 50.0, 128)
+    serving = estimate(dataclasses.replace(SCENARIO, batch=POINTS[3].batch)).inference
+    rows = metric_rows(serving, POINTS[3], KNEE, fit, 50.0, 128, "")
     values = {metric["label"]: metric["value"] for row in rows for metric in row}
     assert values["Batch within target"] == f"{fit.batch:,}"
     assert values["Time per output token"].endswith("ms")
-    text = throughput_takeaway(fit, KNEE, 50.0, POINTS[0])
+    assert values["Largest batch"] == f"{serving.max_batch:,}"
+    text = throughput_takeaway(fit, KNEE, 50.0, POINTS[0], sweep_replica(SCENARIO))
     assert "50 ms" in text and f"{fit.batch:,}" in text and "compute-bound" in text
+
+
+def test_nothing_that_does_not_fit_gets_a_time_or_a_rate():
+    too_big = Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1, batch=32)
+    serving = estimate(too_big).inference
+    assert not serving.fits and serving.max_batch == 0
+    replica = {"replica_for": "scenario"}
+    point = batch_sweep(too_big, None, [32], **replica)[0]
+    fit = largest_batch_within_latency(too_big, None, 0.05, **replica)
+    rows = metric_rows(serving, point, knee_batch(too_big, None, **replica), fit, 50.0, 1024, "it does not fit")
+    values = {metric["label"]: metric["value"] for row in rows for metric in row}
+    assert values.pop("Largest batch") == "0"
+    assert set(values.values()) == {"—"}
+    assert all("it does not fit" in metric["help"] for row in rows for metric in row if metric["value"] == "—")
+    assert point_rows([point]) == [] and chosen_rows(point) == [] and line_rows([point]) == []
 
 
 def test_the_caption_says_the_batch_is_per_replica_and_how_many_that_is_in_all():
@@ -130,4 +166,18 @@ def test_the_caption_says_the_batch_is_per_replica_and_how_many_that_is_in_all()
     chosen = batch_sweep(eight, None, [32])[0]
     text = replica_caption(replica, chosen, 8)
     assert replica.replicas == 8 and "tp 1 × pp 1" in text
-    assert "8 cards hold 8" in text and "batch 32 on each is 256 sequences in all" in text
+    assert "the 8 cards hold 8 of them" in text and "batch 32 on each of 8 replicas = 256 sequences" in text
+    assert scale_text(32, 8, chosen.sequences) in text
+
+
+def test_the_tooltips_round_as_the_metrics_do():
+    serving = estimate(dataclasses.replace(SCENARIO, batch=POINTS[3].batch)).inference
+    rows = metric_rows(serving, POINTS[3], KNEE, largest_batch_within_latency(SCENARIO, None, 0.05), 50.0, 128, "")
+    values = {metric["label"]: metric["value"] for row in rows for metric in row}
+    ring = chosen_rows(POINTS[3])[0]
+    assert ring["tpot_text"] == values["Time per output token"]
+    assert ring["ttft_text"] == values["Time to first token"]
+    assert ring["total_text"].replace(" tokens/s", "") == values["Tokens/s in total"]
+    layers = total_throughput_chart(**ROWS).to_dict()["layer"]
+    fields = {tip["field"] for layer in layers for tip in layer["encoding"]["tooltip"]}
+    assert {"total_text", "tpot_text", "ttft_text"} <= fields

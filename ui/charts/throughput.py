@@ -71,8 +71,8 @@ def _layers(
             tooltip=[
                 alt.Tooltip("series:N", title=tr("Curve")),
                 alt.Tooltip("batch:Q", title=tr("Batch"), format=",d"),
-                alt.Tooltip(f"{field}:Q", title="tokens/s", format=",.1f"),
-                alt.Tooltip("tpot_ms:Q", title=tr("ms per token"), format=",.2f"),
+                alt.Tooltip(f"{field}_text:N", title="tokens/s"),
+                alt.Tooltip("tpot_text:N", title=tr("ms per token")),
             ],
         )
     )
@@ -90,9 +90,10 @@ def _layers(
             ),
             tooltip=[
                 alt.Tooltip("batch:Q", title=tr("Batch"), format=",d"),
-                alt.Tooltip(f"{field}:Q", title=tr("tokens/s (expected)"), format=",.1f"),
-                alt.Tooltip("tpot_ms:Q", title="TPOT (ms)", format=",.2f"),
-                alt.Tooltip("ttft_ms:Q", title="TTFT (ms)", format=",.1f"),
+                alt.Tooltip("sequences_text:N", title=tr("Sequences, all replicas")),
+                alt.Tooltip(f"{field}_text:N", title=tr("tokens/s (expected)")),
+                alt.Tooltip("tpot_text:N", title="TPOT"),
+                alt.Tooltip("ttft_text:N", title="TTFT"),
                 alt.Tooltip("bound:N", title=tr("Decode step")),
             ],
         )
@@ -112,11 +113,13 @@ def _layers(
         .encode(x="batch:Q", y=text_y, text=f"{side}:N", tooltip=knee_tooltip)
         for align, dx, side in (("right", -5, "memory"), ("left", 5, "compute"))
     ]
+    # Text fields, printed as the metrics print them: a tooltip and a metric never round apart.
     chosen_tooltip = [
         alt.Tooltip("label:N", title=tr("Chosen")),
-        alt.Tooltip(f"{field}:Q", title="tokens/s", format=",.1f"),
-        alt.Tooltip("tpot_ms:Q", title="TPOT (ms)", format=",.2f"),
-        alt.Tooltip("ttft_ms:Q", title="TTFT (ms)", format=",.1f"),
+        alt.Tooltip("sequences_text:N", title=tr("Sequences, all replicas")),
+        alt.Tooltip(f"{field}_text:N", title="tokens/s"),
+        alt.Tooltip("tpot_text:N", title="TPOT"),
+        alt.Tooltip("ttft_text:N", title="TTFT"),
     ]
     ring = (
         alt.Chart(data_of(data["chosen"]))
@@ -137,10 +140,12 @@ def total_throughput_chart(points: ChartData, lines: ChartData, knee: ChartData,
     """Output tokens/s over all replicas against batch, log-log, expected under the roofline.
 
     Args:
-        points: rows of {batch, total, per_user, bound, tpot_ms, ttft_ms}: the expected points.
-        lines: rows of {batch, series, total, per_user, tpot_ms}; series 'expected' or 'roofline (ideal)'.
+        points: rows of {batch, total, per_user, bound, tpot_ms, ttft_ms}, and as printed {total_text,
+            per_user_text, tpot_text, ttft_text, sequences_text}: the expected points.
+        lines: rows of {batch, series, total, per_user, tpot_ms, total_text, per_user_text, tpot_text};
+            series 'expected' or 'roofline (ideal)'.
         knee: zero or one row {batch, memory, compute}: the memory/compute-bound knee and its labels.
-        chosen: one row {batch, total, per_user, label, tpot_ms, ttft_ms}: the batch the metrics show.
+        chosen: zero or one row, as a point's with a label: the batch the metrics show.
     """
     y = alt.Y(
         "total:Q",

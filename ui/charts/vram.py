@@ -24,13 +24,11 @@ def _capacity_rule(capacity: ChartData, outside: bool = False) -> list[alt.Chart
 
     Outside, the label is short ('80 GB') so it fits the margin and never sits on a bar.
     """
+    tooltip = [alt.Tooltip("label:N", title=tr("Capacity")), alt.Tooltip("gb:Q", title="GB", format=",.1f")]
     rule = (
         alt.Chart(data_of(capacity))
         .mark_rule(color=_CAPACITY_COLOR, strokeDash=[6, 3], size=2)
-        .encode(
-            y="gb:Q",
-            tooltip=[alt.Tooltip("label:N", title=tr("Capacity")), alt.Tooltip("gb:Q", title="GB", format=",.0f")],
-        )
+        .encode(y="gb:Q", tooltip=tooltip)
     )
     if outside:
         label = (
@@ -40,12 +38,21 @@ def _capacity_rule(capacity: ChartData, outside: bool = False) -> list[alt.Chart
             .encode(y="gb:Q", x=alt.value("width"), text="short:N")
         )
     else:
+        # At the right end and under the rule, where past the largest fit the memory line runs above it;
+        # over the rule only when it lies too near the axis to leave room under it.
+        near_axis = "scale('y', datum.gb) > height * 0.8"
         label = (
             alt.Chart(data_of(capacity))
             .mark_text(
-                fontSize=12, align="left", baseline="bottom", dx=4, dy=-3, color=_CAPACITY_COLOR, fontWeight="bold"
+                fontSize=12,
+                align="right",
+                baseline=alt.expr(f"{near_axis} ? 'bottom' : 'top'"),
+                dx=-4,
+                dy=alt.expr(f"{near_axis} ? -3 : 3"),
+                color=_CAPACITY_COLOR,
+                fontWeight="bold",
             )
-            .encode(y="gb:Q", x=alt.value(0), text="label:N")
+            .encode(y="gb:Q", x=alt.value("width"), text="label:N", tooltip=tooltip)
         )
     return [rule, label]
 
@@ -112,9 +119,24 @@ def load_memory_chart(
             x=alt.X("x:Q", scale=alt.Scale(type="log")), tooltip=[alt.Tooltip("label:N", title=tr("Largest that fits"))]
         )
     )
+    # Read away from the nearer edge, so a limit close to the axis does not run into its labels.
+    left_half = "scale('x', datum.x) < width / 2"
     limit_label = (
         alt.Chart(data_of(limit))
-        .mark_text(fontSize=12, align="right", baseline="top", dx=-4, dy=4, color="#2f7d32", fontWeight="bold")
-        .encode(x=alt.X("x:Q", scale=alt.Scale(type="log")), y=alt.value(0), text="label:N")
+        .mark_text(
+            fontSize=12,
+            align=alt.expr(f"{left_half} ? 'left' : 'right'"),
+            dx=alt.expr(f"{left_half} ? 4 : -4"),
+            baseline="top",
+            dy=4,
+            color="#2f7d32",
+            fontWeight="bold",
+        )
+        .encode(
+            x=alt.X("x:Q", scale=alt.Scale(type="log")),
+            y=alt.value(0),
+            text="label:N",
+            tooltip=[alt.Tooltip("label:N", title=tr("Largest that fits"))],
+        )
     )
     return alt.layer(line, dots, limit_rule, limit_label, *_capacity_rule(capacity)).properties(height=300)

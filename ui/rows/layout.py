@@ -12,6 +12,7 @@ from model.layouts.serving import replica_name
 from ui.format import bytes_gb, duration
 from ui.i18n import tr, translatable
 from ui.rows.costs import STEP_PARTS
+from ui.rows.overview import NOT_RUN
 from ui.text import listed, sentences
 
 __all__ = [
@@ -137,9 +138,14 @@ def training_choice(result: Estimate) -> str:
 
 
 def step_rows(result: Estimate) -> list[dict[str, Any]]:
-    """Return the chosen layout's step by part: {step, part, seconds, pct, order}, parts that take time only."""
+    """Return the chosen layout's step by part: {step, part, seconds, pct, order}, parts that take time only.
+
+    None when training does not fit: a step that cannot run has no time.
+    """
+    if not result.training.fits:
+        return []
     step = result.training.step
-    name = tr("One step") if result.training.fits else tr("One step (does not fit)")
+    name = tr("One step")
     rows = []
     for order, (field, label) in enumerate(STEP_PARTS):
         seconds = getattr(step, field)
@@ -150,7 +156,10 @@ def step_rows(result: Estimate) -> list[dict[str, Any]]:
 
 
 def training_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
-    """Return one table row per training layout weighed, the chosen first: layout, time, memory."""
+    """Return one table row per training layout weighed, the chosen first: layout, time, memory.
+
+    When training does not fit, the layouts listed do not either: their time is a dash, not a number.
+    """
     training = result.training
     stage_layers = result.resolved.arch.layers
     best = training.layout_candidates[0].time_s if training.layout_candidates else None
@@ -171,8 +180,8 @@ def training_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
                 tr("Recomputation"): recompute,
                 tr("Micro-batch"): c.micro_batch,
                 tr("Batch (sequences)"): f"{c.global_batch:,}",
-                tr("Time to train"): duration(c.time_s),
-                tr("vs chosen"): "" if rank == 0 or not best else f"+{c.time_s / best - 1.0:.1%}",
+                tr("Time to train"): duration(c.time_s) if training.fits else NOT_RUN,
+                tr("vs chosen"): "" if rank == 0 or not best or not training.fits else f"+{c.time_s / best - 1.0:.1%}",
                 tr("GB per card"): bytes_gb(c.memory_per_gpu),
             }
         )
@@ -197,6 +206,12 @@ def serving_choice(result: Estimate) -> str:
         "question": question,
         "batch": f"{inference.batch:,}",
     }
+    if not inference.fits:
+        return tr(
+            "Serving: no replica holds {batch} sequences; the one that comes closest is {replica} "
+            "({replicas} of them).",
+            **fields,
+        )
     if inference.batch > 1:
         return tr(
             "Serving: replicas of {replica} ({replicas} of them), the layout with {question} at {batch} sequences "
@@ -211,7 +226,11 @@ def serving_choice(result: Estimate) -> str:
 
 
 def serving_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
-    """Return one table row per serving replica weighed, the chosen first."""
+    """Return one table row per serving replica weighed, the chosen first.
+
+    When serving does not fit, the one replica listed (the closest) does not either: a dash for its speed.
+    """
+    runs = result.inference.fits
     rows = []
     for rank, c in enumerate(result.inference.layout_candidates):
         rows.append(
@@ -220,8 +239,8 @@ def serving_candidate_rows(result: Estimate) -> list[dict[str, Any]]:
                 tr("Replica"): replica_text(c.tp, c.pp, c.ep),
                 tr("Replicas"): f"{c.dp:,}",
                 tr("Batch per replica"): f"{c.batch:,}",
-                tr("ms per output token"): f"{c.tpot_s * 1e3:,.1f}",
-                tr("Output tokens/s (all)"): f"{c.decode_tokens_per_s:,.0f}",
+                tr("ms per output token"): f"{c.tpot_s * 1e3:,.1f}" if runs else NOT_RUN,
+                tr("Output tokens/s (all)"): f"{c.decode_tokens_per_s:,.0f}" if runs else NOT_RUN,
                 tr("GB per card"): bytes_gb(c.memory_per_gpu),
             }
         )

@@ -6,10 +6,11 @@ from typing import Any
 
 from model import Estimate
 from model.catalog import Gpu
-from ui.format import capacity_text
+from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
+from ui.format import bytes_gb, capacity_text
 from ui.i18n import tr
 
-__all__ = ["capacity_row", "memory_rows"]
+__all__ = ["budget_text", "capacity_row", "memory_rows", "serving_budget_row"]
 
 _TRAINING_PARTS = ("weights", "adapters", "gradients", "optimizer", "activations", "other")
 _INFERENCE_PARTS = (
@@ -58,3 +59,32 @@ def _training_part(memory: Any, name: str) -> float:
 def capacity_row(gpu: Gpu) -> list[dict[str, Any]]:
     """Return the card's memory as a one-row list for a capacity rule."""
     return [{"gb": gpu.capacity_bytes / 1e9, "label": capacity_text(gpu)}]
+
+
+def serving_budget_row(gpu: Gpu, short: bool = False) -> list[dict[str, Any]]:
+    """Return what a server uses of the card (the engine's :func:`serving_capacity`) as a one-row list for a rule.
+
+    Args:
+        gpu: the card.
+        short: label it with the budget alone ('serving budget 22.6 GB'), for a chart whose line it may cross;
+            else with its share of the card too.
+    """
+    budget = serving_capacity(gpu.capacity_bytes)
+    if short:
+        label = tr("serving budget {budget}", budget=bytes_gb(budget))
+    else:
+        label = tr(
+            "serving budget {budget} ({share} of {capacity})",
+            budget=bytes_gb(budget),
+            share=f"{SERVING_MEMORY_FRACTION:.0%}",
+            capacity=bytes_gb(gpu.capacity_bytes),
+        )
+    return [{"gb": budget / 1e9, "label": label}]
+
+
+def budget_text() -> str:
+    """Say once, in words, what a server budgets of each card and why it keeps the rest."""
+    return tr(
+        "A server fills {share} of each card (vLLM's default gpu_memory_utilization) and keeps the rest in reserve.",
+        share=f"{SERVING_MEMORY_FRACTION:.0%}",
+    )

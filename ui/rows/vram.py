@@ -11,6 +11,7 @@ from typing import Any
 
 from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint
+from model.inference import serving_capacity
 from ui.controls import MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb
 from ui.i18n import tr, translatable
@@ -141,7 +142,7 @@ def training_metrics(result: Estimate, micro_batch: int, seq_len: int) -> list[d
             **_fits_delta(training.fits),
             "help": tr(
                 "Of {capacity} per card. Layout: {shape}; {regime}.",
-                capacity=bytes_gb(capacity, 0),
+                capacity=bytes_gb(capacity),
                 shape=shape,
                 regime=regime_text(training.regime),
             ),
@@ -170,8 +171,8 @@ def training_metrics(result: Estimate, micro_batch: int, seq_len: int) -> list[d
     ]
 
 
-def inference_metrics(result: Estimate, batch: int, context: float) -> list[dict[str, Any]]:
-    """Return st.metric arguments: inference memory per card, the largest batch and context."""
+def inference_metrics(result: Estimate, context: float) -> list[dict[str, Any]]:
+    """Return st.metric arguments: inference memory per card, the largest batch (the estimate's) and context."""
     inference, capacity = result.inference, result.resolved.gpu.capacity_bytes
     scenario, arch = result.resolved.scenario, result.resolved.arch
     replica = tr("a replica of {name}", name=replica_text(inference.tp, inference.pp, inference.ep))
@@ -186,8 +187,10 @@ def inference_metrics(result: Estimate, batch: int, context: float) -> list[dict
             "value": bytes_gb(inference.memory_per_gpu.total),
             **_fits_delta(inference.fits),
             "help": tr(
-                "Of {capacity} per card: {batch} sequences of {context} tokens on {replica}.",
-                capacity=bytes_gb(capacity, 0),
+                "Of the {budget} a server uses per card ({capacity} usable): {batch} sequences of {context} tokens "
+                "on {replica}.",
+                budget=bytes_gb(serving_capacity(capacity)),
+                capacity=bytes_gb(capacity),
                 batch=f"{inference.batch:,}",
                 context=f"{scenario.prompt_len + scenario.output_len:,}",
                 replica=replica,
@@ -195,7 +198,7 @@ def inference_metrics(result: Estimate, batch: int, context: float) -> list[dict
         },
         {
             "label": tr("Largest batch"),
-            "value": _sequences(batch),
+            "value": _sequences(inference.max_batch),
             **_chosen(inference.batch),
             "help": tr(
                 "Concurrent sequences per replica ({replica}) at {prompt} + {output} tokens each.",

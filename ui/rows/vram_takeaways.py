@@ -9,10 +9,12 @@ import math
 
 from model import Estimate
 from model.analyses.fit import KnobSweep, largest_component
+from model.inference import serving_capacity
 from model.memory import TrainingMemory
 from ui.format import bytes_gb, duration
 from ui.i18n import tr, translatable
 from ui.rows.layout import training_layout_text
+from ui.rows.memory import budget_text
 from ui.text import sentences
 
 __all__ = ["inference_takeaway", "training_takeaway"]
@@ -78,7 +80,7 @@ def training_takeaway(result: Estimate, zero: KnobSweep, recompute: KnobSweep, t
     else:
         parts.append(tr("With a single data-parallel replica, the ZeRO stage changes nothing."))
     full = recompute.at("full")
-    if full and not full.chosen:
+    if full and not full.chosen and full.fits and training.fits:
         parts.append(
             tr(
                 "Full recomputation would keep {kept} of activations instead of {now}, {total} in all; "
@@ -88,6 +90,15 @@ def training_takeaway(result: Estimate, zero: KnobSweep, recompute: KnobSweep, t
                 total=_total(full.memory, full.fits),
                 time=duration(full.time_s),
                 now_time=duration(training.time_s),
+            )
+        )
+    elif full and not full.chosen:  # one side cannot run, so neither gets a time
+        parts.append(
+            tr(
+                "Full recomputation would keep {kept} of activations instead of {now}, {total} in all.",
+                kept=bytes_gb(full.memory.activations),
+                now=bytes_gb(memory.activations),
+                total=_total(full.memory, full.fits),
             )
         )
     elif full:
@@ -109,10 +120,15 @@ def training_takeaway(result: Estimate, zero: KnobSweep, recompute: KnobSweep, t
     return sentences(parts)
 
 
-def inference_takeaway(result: Estimate, batch: int, context: float) -> str:
-    """Say in words what serving holds per card and how far batch and context can go."""
+def inference_takeaway(result: Estimate, context: float) -> str:
+    """Say in words what serving holds per card, the budget it holds it in, and how far batch and context go.
+
+    Args:
+        result: the estimate; its ``inference.max_batch`` is the largest batch (the engine's one rule).
+        context: the largest context at the scenario's batch (``model.analyses.fit.largest_inference_context``).
+    """
     inference, scenario = result.inference, result.resolved.scenario
-    memory = inference.memory_per_gpu
+    memory, largest = inference.memory_per_gpu, inference.max_batch
     head = tr(
         "Serving holds {weights} of weights per card and {kv} of KV cache for {batch} sequences of {context} tokens.",
         weights=bytes_gb(memory.weights),
@@ -120,10 +136,15 @@ def inference_takeaway(result: Estimate, batch: int, context: float) -> str:
         batch=f"{inference.batch:,}",
         context=f"{scenario.prompt_len + scenario.output_len:,}",
     )
-    if not batch:
-        return sentences(
-            [head, tr("Not even one sequence fits at this context: add cards or raise the tensor-parallel degree.")]
-        )
+    capacity = result.resolved.gpu.capacity_bytes
+    budget = tr(
+        "{reserve} Here that is {budget} of the card's {capacity}.",
+        reserve=budget_text(),
+        budget=bytes_gb(serving_capacity(capacity)),
+        capacity=bytes_gb(capacity),
+    )
+    if not largest:
+        return sentences([head, budget, tr("Not even one sequence fits at this context.")])
     if not math.isfinite(context):
         reach = tr("at this batch the context is not limited by memory")
     elif context >= 2:
@@ -135,5 +156,5 @@ def inference_takeaway(result: Estimate, batch: int, context: float) -> str:
     else:
         reach = tr("{batch} sequences do not fit at any context", batch=f"{inference.batch:,}")
     return sentences(
-        [head, tr("Up to {batch} sequences fit at this context; {reach}.", batch=f"{batch:,}", reach=reach)]
+        [head, budget, tr("Up to {batch} sequences fit at this context; {reach}.", batch=f"{largest:,}", reach=reach)]
     )

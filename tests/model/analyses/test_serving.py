@@ -222,3 +222,40 @@ def test_the_sweep_says_which_replica_it_serves_on_and_counts_sequences_over_all
     assert (replica.tp, replica.pp, replica.ep, replica.replicas) == (full.tp, full.pp, full.ep, full.dp)
     for point in batch_sweep(scenario, CATALOG, [1, 7]):
         assert point.sequences == point.batch * replica.replicas
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.model}-{s.gpu}-{s.cards}")
+@pytest.mark.parametrize("batch", [1, 32, 256])
+def test_held_on_the_scenarios_own_replica_the_sweep_is_the_estimate_at_its_batch(scenario, batch):
+    # Issue 29: a page showing the sweep beside the estimate must show one answer: the same replica,
+    # the same figures at the chosen batch, the same largest batch and the same "fits".
+    at = dataclasses.replace(scenario, batch=batch)
+    expected = estimate(at, CATALOG).inference
+    point = batch_sweep(at, CATALOG, [batch], replica_for="scenario")[0]
+    replica = sweep_replica(at, CATALOG, replica_for="scenario")
+    assert (replica.tp, replica.pp, replica.ep, replica.replicas) == (
+        expected.tp,
+        expected.pp,
+        expected.ep,
+        expected.dp,
+    )
+    assert point.fits == expected.fits
+    assert point.tpot_s == pytest.approx(expected.tpot_s, rel=1e-12)
+    assert point.ttft_s == pytest.approx(expected.ttft_s, rel=1e-12)
+    assert point.tokens_per_s == pytest.approx(expected.decode_tokens_per_s, rel=1e-12)
+    assert point.tpot_roofline_s == pytest.approx(expected.tpot_roofline_s, rel=1e-12)
+    assert knee_batch(at, CATALOG, replica_for="scenario").largest_batch == expected.max_batch
+    points = batch_sweep(at, CATALOG, replica_for="scenario")
+    assert max(point.batch for point in points) == max(expected.max_batch, 1)
+    assert all(point.fits == (point.batch <= expected.max_batch) for point in points)
+
+
+def test_the_batch_a_latency_target_allows_counts_its_sequences_over_every_replica():
+    fit = largest_batch_within_latency(LONG, CATALOG, 0.05)
+    replica = sweep_replica(LONG, CATALOG)
+    assert fit.batch is not None and fit.sequences == fit.batch * replica.replicas
+
+
+def test_an_unknown_replica_choice_is_refused():
+    with pytest.raises(ScenarioError, match="replica_for"):
+        batch_sweep(SHORT, CATALOG, replica_for="fastest")
