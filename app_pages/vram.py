@@ -7,6 +7,7 @@ from ui.charts import show_chart
 from ui.charts.layout import step_parts_chart
 from ui.charts.memory import memory_breakdown_chart
 from ui.charts.vram import knob_memory_chart, load_memory_chart
+from ui.controls import feasible_tp_options
 from ui.i18n import tr
 from ui.notes import note_lines
 from ui.page import estimate_or_stop, show_verdict
@@ -16,7 +17,7 @@ from ui.rows import vram as rows_vram
 from ui.rows.layout import option_labels
 from ui.rows.memory import capacity_row, memory_rows, serving_budget_row
 from ui.rows.vram_takeaways import inference_takeaway, training_takeaway
-from ui.sidebar import current_goal, current_scenario
+from ui.sidebar import CARDS, current_goal, current_scenario
 
 catalog = session_catalog()
 title = st.empty()
@@ -43,7 +44,10 @@ with left.container(border=True):
         ("tp", tr("Tensor parallel (training and serving)")),
         ("micro", tr("Micro-batch (sequences per card)")),
     ):
-        options = rows_vram.OPTIONS[key]
+        options = feasible_tp_options(st.session_state[CARDS]) if key == "tp" else rows_vram.OPTIONS[key]
+        if key == "tp" and st.session_state["tp"] not in options:
+            wide = {"tp": st.session_state["tp"], "cards": f"{st.session_state[CARDS]:,}"}
+            st.caption(tr("Tensor parallel {tp} needs {tp} cards; on {cards} the engine chooses.", **wide))
         st.segmented_control(
             label,
             options,

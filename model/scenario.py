@@ -32,6 +32,7 @@ __all__ = [
     "Recompute",
     "Resolved",
     "Scenario",
+    "check_layout",
     "resolve",
     "trains_adapters",
     "with_batch",
@@ -215,10 +216,10 @@ def _validate(s: Scenario) -> None:
         raise ScenarioError("heads", s.heads, f"a divisor of hidden ({s.hidden})")
     if s.experts is not None and s.active_experts is not None and s.active_experts > s.experts:
         raise ScenarioError("active_experts", s.active_experts, f"at most experts ({s.experts})")
-    _check_layout(s)
+    check_layout(s)
 
 
-def _check_layout(s: Scenario) -> None:
+def check_layout(s: Scenario) -> None:
     """Refuse fixed layout dimensions the scenario's cards cannot hold (DESIGN.md 9: fixed knobs are constraints).
 
     A replica is tp x pp cards and dp replicas share the cards, so the fixed ones multiply to at

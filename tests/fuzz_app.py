@@ -57,6 +57,12 @@ def check_in_app(query: Mapping[str, Any], page: str | None, language: str) -> l
         at.switch_page(page).run()
         if at.exception:
             return [*problems, f"{page} raised: {at.exception[0].message}"[:300]]
+        held = at.session_state  # AppTest's session state has no .get
+        clamped = held["tokens_batch_clamped"] if "tokens_batch_clamped" in held else None  # noqa: SIM401
+        if clamped and clamped[0] == expected["batch"]:
+            # The Tokens page shows the largest batch that fits in place of a larger one, and says so
+            # (issue 29: nothing that cannot run gets a number); the asked value is in its note.
+            expected = {**expected, "batch": clamped[1]}
         problems += [f"on {page}, {line}" for line in _differences(expected, _held(at.session_state))]
     written = dict(at.query_params)  # what sync_url wrote: one value a key
     first_run(written, "en-US")

@@ -197,12 +197,12 @@ def _page_calls(state: Any, plan: bool) -> None:
     only the Plan page catches one, so anything else raised is a traceback on the page.
     """
     catalog = session_catalog()
-    scenario = current_scenario(**speculative_settings(state))  # app_pages/throughput.py
+    scenario = current_scenario(batch=state["batch"], **speculative_settings(state))  # app_pages/throughput.py
     if _estimated(scenario, catalog) is not None:
-        batch_sweep(scenario, catalog)
-        batch_sweep(scenario, catalog, [state["batch"]])
-        knee_batch(scenario, catalog)
-        largest_batch_within_latency(scenario, catalog, state["target"] / 1e3)
+        batch_sweep(scenario, catalog, replica_for="scenario")
+        batch_sweep(scenario, catalog, [state["batch"]], replica_for="scenario")
+        knee_batch(scenario, catalog, replica_for="scenario")
+        largest_batch_within_latency(scenario, catalog, state["target"] / 1e3, replica_for="scenario")
     _estimated(current_scenario(**vram_settings(state)), catalog)  # app_pages/vram.py
     scenario = current_scenario()  # app_pages/costs.py
     result = _estimated(scenario, catalog)

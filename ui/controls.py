@@ -42,6 +42,7 @@ __all__ = [
     "VALIDATION_KINDS",
     "ZERO_OPTIONS",
     "Control",
+    "feasible_tp_options",
     "format_params",
     "format_tokens",
     "load_from_url",
@@ -336,7 +337,17 @@ def load_from_url(query: Mapping[str, list[str]]) -> tuple[dict[str, Any], list[
             allowed = str(error) if isinstance(error, NotAllowedError) else tr("a valid value")
             refused = {"label": label, "text": repr(text[:40]), "allowed": allowed, "kept": kept}
             warnings.append(tr("{label}: {text} is not allowed ({allowed}); kept {kept}", **refused))
+    tp, cards = values.get("tp", AUTO), values.get("cards", CONTROLS["cards"].default)
+    if tp != AUTO and int(tp) > cards:  # the engine refuses a fixed tp wider than the cards
+        del values["tp"]
+        wide = {"label": tr(CONTROLS["tp"].label), "tp": tp, "cards": f"{cards:,}", "kept": tr(AUTO)}
+        warnings.append(tr("{label}: {tp} needs {tp} cards and the link has {cards}; kept {kept}", **wide))
     return values, warnings
+
+
+def feasible_tp_options(cards: int) -> tuple[str, ...]:
+    """Return the tensor-parallel choices a scenario of ``cards`` cards can hold: auto and degrees up to the cards."""
+    return tuple(option for option in TP_OPTIONS if option == AUTO or int(option) <= cards)
 
 
 def save_to_url(state: Mapping[str, Any]) -> dict[str, str]:

@@ -30,6 +30,8 @@ def estimate_or_stop(scenario: Scenario) -> Estimate:
     try:
         return estimate(scenario, session_catalog())
     except ScenarioError as error:
+        # A title still heads the page: the message says which setting to change, every value kept.
+        st.title(tr("This scenario cannot be estimated"))
         message = tr("This scenario cannot be estimated: {error}", error=escape_markdown(str(error)))
         st.error(message, icon=":material/error:")
         st.stop()

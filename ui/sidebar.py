@@ -292,9 +292,12 @@ def training_settings(state: Any) -> dict[str, Any]:
         return None if state[key] == AUTO else str(state[key])
 
     zero, tp, micro = chosen("zero"), chosen("tp"), chosen("micro")
+    # A degree wider than the cards (chosen before the cards were lowered) is left to the engine;
+    # the VRAM page offers only the degrees the cards hold and says when it set one aside.
+    wide = tp is not None and int(tp) > state[CARDS]
     return {
         "zero": None if zero is None else int(zero),
-        "tp": None if tp is None else int(tp),
+        "tp": None if tp is None or wide else int(tp),
         "recompute": chosen("recompute"),
         "micro_batch": None if micro is None else int(micro),
         # The default length leaves the engine's own (4,096, or the model's context if shorter).

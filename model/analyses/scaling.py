@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.scenario import Scenario, resolve
+from model.limits import ScenarioError
+from model.scenario import Scenario, check_layout, resolve
 
 __all__ = [
     "MAX_CARDS",
@@ -146,7 +147,10 @@ def card_counts(scenario: Scenario, catalog: Catalog | None = None) -> tuple[int
     fewest = None
     cards = 1
     while cards <= MAX_CARDS:
-        if estimate(dataclasses.replace(scenario, cards=cards), catalog).training.fits:
+        if (
+            _holds_layout(scenario, cards)
+            and estimate(dataclasses.replace(scenario, cards=cards), catalog).training.fits
+        ):
             fewest = cards
             break
         cards *= 2
@@ -155,9 +159,19 @@ def card_counts(scenario: Scenario, catalog: Catalog | None = None) -> tuple[int
     top = min(MAX_CARDS, max(scenario.cards, fewest) * SCALING_SPAN)
     counts = []
     while cards <= top:
-        counts.append(cards)
+        if _holds_layout(scenario, cards):
+            counts.append(cards)
         cards *= 2
     return tuple(counts)
+
+
+def _holds_layout(scenario: Scenario, cards: int) -> bool:
+    """Return whether ``cards`` can take the layout dimensions the scenario fixes (the scenario's own check)."""
+    try:
+        check_layout(dataclasses.replace(scenario, cards=cards))
+    except ScenarioError:
+        return False
+    return True
 
 
 def scaling_with_cards(
