@@ -183,7 +183,10 @@ def _fewest_training_cards(scenario: Scenario, cat: Catalog) -> int | None:
         count *= 2
 
     def fits(cards: int) -> bool:
-        return estimate(dataclasses.replace(scenario, cards=cards), cat).training.fits
+        try:
+            return estimate(dataclasses.replace(scenario, cards=cards), cat).training.fits
+        except ScenarioError:  # the fixed layout cannot take this many cards
+            return False
 
     if not counts or not fits(counts[-1]):
         return None

@@ -134,7 +134,7 @@ def search_training_layout(
         pairs = tuple((t, p) for t, p in pairs if p * knobs.vp <= arch.layers)
     # More replicas than sequences cannot each get a micro-batch: fewer replicas, or more model parallelism.
     most_replicas = batch_sequences if knobs.global_batch is None else None
-    shapes = _replica_shapes(pairs, knobs, cards, most_replicas)
+    shapes = _replica_shapes(pairs, knobs, cards, most_replicas, arch.is_moe)
     modes: tuple[Recompute, ...] = (knobs.recompute,) if knobs.recompute else ("none", "selective", "full")
     partial = knobs.recompute is None
     timed: list[TrainingPlan] = []
@@ -224,7 +224,7 @@ def _used(plan: TrainingPlan) -> int:
 
 
 def _replica_shapes(
-    pairs: tuple[tuple[int, int], ...], knobs: Knobs, cards: int, most_replicas: int | None
+    pairs: tuple[tuple[int, int], ...], knobs: Knobs, cards: int, most_replicas: int | None, moe: bool
 ) -> tuple[tuple[int, int, int], ...]:
     """Return the (tp, pp, dp) shapes to search within the cards, the user's fixed values kept.
 
@@ -235,7 +235,8 @@ def _replica_shapes(
     more for communication and bubbles than more replicas save leaves cards idle rather than run
     slower, so twice the cards never trains slower (halving 2n // x gives n // x: the shapes of n
     cards are among those of 2n). A fixed ep divides the tp x dp cards its experts are spread over
-    (Megatron-Core: EP x expert-DP = TP x DP with expert tensor parallelism 1).
+    (Megatron-Core: EP x expert-DP = TP x DP with expert tensor parallelism 1), in a mixture of
+    experts (``moe``).
 
     Raises:
         ScenarioError: no shape leaves a whole number of expert groups.
@@ -253,7 +254,7 @@ def _replica_shapes(
                 break
             shapes += [shape for shape in found if most_replicas is None or shape[2] <= most_replicas]
             halvings += 1
-    if knobs.ep is not None:
+    if moe and knobs.ep is not None:  # a dense model has no experts to spread: its ep is moot
         shapes = [(t, p, dp) for t, p, dp in shapes if (t * dp) % knobs.ep == 0]
         if not shapes:
             raise ScenarioError("ep", knobs.ep, "a divisor of tp × dp: expert parallelism spans those cards")
