@@ -117,14 +117,15 @@ show_chart(cost_over_time_chart, lines=rows.cost_rows(costs), marks=rows.cost_ma
 
 st.subheader(tr("Training as the card count grows"), divider="gray")
 scaling = scaling_with_cards(scenario, catalog, card_counts(scenario, catalog), link_variants(scenario, catalog))
-st.markdown(rows.scaling_takeaway(scaling))
-left, right = st.columns(2)
-with left:
-    st.markdown(tr("**Training time**, and what slower links cost"))
-    show_chart(scaling_time_chart, rows=rows.scaling_rows(scaling))
-with right:
-    st.markdown(tr("**What a step is made of** (scenario's links)"))
-    show_chart(step_share_chart, rows=rows.step_share_rows(scaling, OWN_LINKS))
+st.markdown(rows.scaling_takeaway(scaling, refused=costs.training_refused))
+if scaling.rows:  # no empty axes when no card count trains
+    left, right = st.columns(2)
+    with left:
+        st.markdown(tr("**Training time**, and what slower links cost"))
+        show_chart(scaling_time_chart, rows=rows.scaling_rows(scaling))
+    with right:
+        st.markdown(tr("**What a step is made of** (scenario's links)"))
+        show_chart(step_share_chart, rows=rows.step_share_rows(scaling, OWN_LINKS))
 st.caption(
     tr(
         "Communication the engine overlaps with compute is hidden in the compute share; what shows is the part "

@@ -179,6 +179,7 @@ NOTES: dict[str, str] = {
     "no_price": "no price is known for {gpu}; give price_per_gpu_hour for costs",
     # Training against serving cost over time (model.analyses.economics).
     "costs_no_price": "no price is known for {gpu}, so self-hosted costs are not shown: type one",
+    "costs_training_refused": "no training bill: {precision} is a weight format for serving, not trained in full",
     "costs_training_one_card": (
         "training does not fit on 1 card: it needs {needed} GB per card, the card has {capacity} GB"
     ),

@@ -15,7 +15,7 @@ import math
 from typing import NamedTuple
 
 from model.catalog import ApiPrice, Catalog, default_catalog
-from model.estimate import estimate
+from model.estimate import estimate, training_refused
 from model.layouts.serving import replicas_needed
 from model.limits import ScenarioError
 from model.results import Note
@@ -63,6 +63,8 @@ class CostOverTime(NamedTuple):
     """Wall time; None (like the costs) when training does not fit."""
     training_gpu_hours: float | None
     training_fits: bool
+    training_refused: bool
+    """True when the format is not trained in full (int8 or int4 weights): no bill, and no memory to blame."""
     price_per_gpu_hour: float | None
     serving_fits: bool
     cost_per_million_output_tokens_usd: float | None
@@ -183,7 +185,9 @@ def cost_over_time(
     notes: list[Note] = []
     if price is None:
         notes.append(Note("costs_no_price", {"gpu": gpu.name}))
-    if not training.fits:
+    if training_refused(trained.resolved):
+        notes.append(Note("costs_training_refused", {"precision": trained.resolved.precision}))
+    elif not training.fits:
         needed, capacity = training.memory_per_gpu.total / 1e9, gpu.capacity_bytes / 1e9
         sizes = {"needed": f"{needed:,.0f}", "capacity": f"{capacity:,.0f}"}
         one = scenario.cards == 1
@@ -238,6 +242,7 @@ def cost_over_time(
         training_time_s=training.time_s if training.fits else None,
         training_gpu_hours=training.gpu_hours if training.fits else None,
         training_fits=training.fits,
+        training_refused=training_refused(trained.resolved),
         price_per_gpu_hour=price,
         serving_fits=served.fits,
         cost_per_million_output_tokens_usd=per_million,

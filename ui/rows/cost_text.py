@@ -193,8 +193,13 @@ def cost_takeaway(result: CostOverTime, gpu_name: str, serving_only: bool = Fals
     return _sentence(text)
 
 
-def scaling_takeaway(scaling: CardScaling) -> str:
-    """Say how close the scenario's links stay to perfect scaling and where slower links start to hurt."""
+def scaling_takeaway(scaling: CardScaling, *, refused: bool = False) -> str:
+    """Say how close the scenario's links stay to perfect scaling and where slower links start to hurt.
+
+    ``refused``: the format is not trained in full (int8 or int4), so no card count trains it.
+    """
+    if refused:
+        return tr("This format is not trained in full, so no card count trains it: pick bf16, fp16 or fp8.")
     if not scaling.rows:
         return tr("Training fits on no card count up to 100,000 with this model and GPU.")
     parts = []
