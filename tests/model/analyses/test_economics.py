@@ -175,6 +175,7 @@ def test_an_api_of_the_same_size_class_is_compared_by_default():
 
 def test_a_format_that_is_not_trained_has_no_bill_and_says_why_not_how_big():
     # int4 weights are served, not trained in full: the note names the format, not a memory shortfall.
-    costs = cost_over_time(Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=4, precision="int4"), CATALOG, 1e9, 24)
+    int4 = Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=4, precision="int4")
+    costs = cost_over_time(int4, CATALOG, 1e9, 24, None)
     assert costs.training_refused and not costs.training_fits and costs.training_usd is None
     assert [note.code for note in costs.notes if note.code.startswith("costs_training")] == ["costs_training_refused"]
