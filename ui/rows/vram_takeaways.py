@@ -9,6 +9,7 @@ import math
 
 from model import Estimate
 from model.analyses.fit import KnobSweep, largest_component
+from model.estimate import training_refused
 from model.inference import serving_capacity
 from model.memory import TrainingMemory
 from ui.format import bytes_gb, duration
@@ -65,6 +66,13 @@ def training_takeaway(result: Estimate, zero: KnobSweep, recompute: KnobSweep, t
     training = result.training
     memory, layout = training.memory_per_gpu, training.parallelism
     parts = [_training_head(result)]
+    if training_refused(result.resolved):
+        refusal = tr(
+            "{precision} is a weight format for serving, not trained in full: the figures here are what bf16 "
+            "training would need.",
+            precision=result.resolved.precision,
+        )
+        parts.insert(0, refusal)
     factor, stage0, stage3 = zero.shrink_factor("optimizer", 0, 1), zero.at(0), zero.at(3)
     if layout.dp > 1 and factor and stage0 and stage3:
         parts.append(
