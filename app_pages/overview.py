@@ -15,7 +15,7 @@ from ui.notes import FIT_NOTES, note_lines
 from ui.page import estimate_or_stop
 from ui.page import show_verdict as show_goal_verdict
 from ui.rows.layout import training_layout_text
-from ui.rows.memory import capacity_row, memory_rows
+from ui.rows.memory import capacity_row, memory_rows, serving_budget_row
 from ui.rows.overview import (
     NOT_RUN,
     also_heading,
@@ -215,7 +215,9 @@ with left:
     else:
         st.markdown(tr("**Memory per card**, training"))
         parts = memory_rows(one, workloads=("training",))
-    show_chart(memory_breakdown_chart, parts=parts, capacity=capacity_row(gpu))
+    # Serving fits within the server's budget (the one serving rule): draw it beside the card.
+    budget = serving_budget_row(gpu) if goal == "serve" else None
+    show_chart(memory_breakdown_chart, parts=parts, capacity=capacity_row(gpu), budget=budget)
 with right:
     comparison = cpu_versus_gpu(scenario, catalog)
     cpu = catalog.gpus["cpu-server"]
