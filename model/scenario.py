@@ -223,9 +223,9 @@ def check_layout(s: Scenario) -> None:
     """Refuse fixed layout dimensions the scenario's cards cannot hold (DESIGN.md 9: fixed knobs are constraints).
 
     A replica is tp x pp cards and dp replicas share the cards, so the fixed ones multiply to at
-    most the cards, and a fixed dp divides them (the rest of the layout fills cards / dp). Expert
-    parallelism spans the tp x dp cards (Megatron-Core MoE), so a fixed ep divides them. Attention
-    data parallelism spreads one replica over ep cards, at most the cards.
+    most the cards, and a fixed dp divides them (the rest of the layout fills cards / dp); a fixed
+    ep is at most the cards (a mixture of experts' ep also divides tp x dp: checked with the model
+    in :func:`resolve`). Attention data parallelism spreads one replica over ep cards, at most the cards.
     """
     cards = s.cards
     model_parallel = (s.tp or 1) * (s.pp or 1)
@@ -241,9 +241,6 @@ def check_layout(s: Scenario) -> None:
         if model_parallel * s.dp > cards:
             most = cards // model_parallel
             raise ScenarioError("dp", s.dp, f"at most {most:,} with {fixed} on {cards:,} cards (tp × pp × dp ≤ cards)")
-        if s.ep is not None and s.tp is not None and (s.tp * s.dp) % s.ep:
-            spread = s.tp * s.dp
-            raise ScenarioError("ep", s.ep, f"a divisor of tp × dp ({spread:,}): expert parallelism spans those cards")
     if s.ep is not None and s.ep > cards:
         raise ScenarioError("ep", s.ep, f"at most the {cards:,} cards")
     if s.attention_dp is not None and s.attention_dp > cards:
@@ -347,6 +344,10 @@ def resolve(s: Scenario, catalog: Catalog | None = None) -> Resolved:
 
 def _look_up(s: Scenario, cat: Catalog) -> Resolved:
     arch, model_name = _architecture(s, cat)
+    if arch.is_moe and s.ep is not None and s.tp is not None and s.dp is not None and (s.tp * s.dp) % s.ep:
+        # Checked with the model: a dense model has no experts, so its ep is moot (the search ignores it).
+        spread = s.tp * s.dp
+        raise ScenarioError("ep", s.ep, f"a divisor of tp × dp ({spread:,}): expert parallelism spans those cards")
     if s.vp is not None and s.vp > arch.layers:
         raise ScenarioError("vp", s.vp, f"at most the model's {arch.layers:,} layers (a chunk holds a layer)")
     if s.pp is not None and s.pp * (s.vp or 1) > arch.layers:
