@@ -27,9 +27,10 @@ from typing import NamedTuple
 from model.analyses.search import largest_passing
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate
-from model.inference import InferenceMemory
+from model.inference import InferenceMemory, inference_memory, serving_capacity, serving_fits
+from model.layouts.serving import serving_load
 from model.memory import TrainingMemory
-from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Scenario, with_batch
+from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Resolved, Scenario, with_batch
 
 __all__ = [
     "TP_OPTIONS",
@@ -156,6 +157,38 @@ def with_context(scenario: Scenario, tokens: int) -> Scenario:
     return dataclasses.replace(scenario, prompt_len=prompt, output_len=tokens - prompt)
 
 
+class _Replica(NamedTuple):
+    """The serving replica the engine chose for a scenario, and what its sequences bring: sized without an estimate."""
+
+    resolved: Resolved
+    tp: int
+    pp: int
+    ep: int
+
+    def memory(self, *, batch: int, prompt_len: int, output_len: int) -> tuple[bool, InferenceMemory]:
+        """Return whether ``batch`` sequences of that prompt and output fit a card of the replica, and its memory.
+
+        The same sizing and the same rule as ``estimate`` (:func:`model.inference.inference_memory`,
+        :func:`model.inference.serving_fits`), without the rest of an estimate.
+        """
+        load = serving_load(self.resolved)._replace(context=float(prompt_len + output_len), prompt_len=prompt_len)
+        memory = inference_memory(self.resolved.arch, load, batch=batch, tp=self.tp, pp=self.pp, ep=self.ep)
+        return serving_fits(memory, self.resolved.gpu.capacity_bytes), memory
+
+
+def _serving_replica(scenario: Scenario, cat: Catalog) -> _Replica:
+    """Return the replica ``estimate(scenario)`` serves on (one estimate: every later size asks it directly)."""
+    result = estimate(scenario, cat)
+    inference = result.inference
+    return _Replica(result.resolved, inference.tp, inference.pp, inference.ep)
+
+
+def _context_split(scenario: Scenario, tokens: int) -> tuple[int, int]:
+    """Return (prompt, output) for ``tokens`` of context in the scenario's mix (:func:`with_context`)."""
+    mixed = with_context(scenario, tokens)
+    return mixed.prompt_len, mixed.output_len
+
+
 Probe = Callable[[int], tuple[bool, float]]
 """Whether a value fits, and the memory per card it needs (bytes)."""
 
@@ -198,20 +231,29 @@ def largest_inference_batch(scenario: Scenario, catalog: Catalog | None = None) 
 def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None, batch: int = 1) -> float:
     """Return the most tokens of prompt + output per sequence that fit with ``batch`` sequences.
 
-    The replica is held and the context grows in the scenario's prompt:output mix (:func:`with_context`).
-    Memory grows linearly with the KV cache (2 x layers x KV heads x head width x bytes per token,
-    or MLA's latent): the first guess solves that line through the scenario's context and twice it.
-    A sliding window stops the cache at the window (Mistral 7B paper, sec. 2): when everything fits
-    at the longest searched context the answer is ``math.inf``. 0 when not even two tokens fit.
+    The replica is the one the engine chose for the scenario, held, and the context grows in the scenario's
+    prompt:output mix (:func:`with_context`). Memory grows linearly with the KV cache (2 x layers x
+    KV heads x head width x bytes per token, or MLA's latent): the first guess solves that line
+    through the scenario's context and twice it. A sliding window stops the cache at the window
+    (Mistral 7B paper, sec. 2): when everything fits at the longest searched context the answer is
+    ``math.inf``. 0 when not even two tokens fit.
     """
     cat = catalog or default_catalog()
-    pinned = with_batch(pinned_serving(scenario, cat), batch)
-    base = estimate(pinned, cat)
-    probe = _probe(lambda tokens: with_context(pinned, tokens), "inference", cat)
-    if base.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
+    replica = _serving_replica(scenario, cat)
+    memo: dict[int, tuple[bool, float]] = {}
+
+    def probe(tokens: int) -> tuple[bool, float]:
+        if tokens not in memo:
+            prompt, output = _context_split(scenario, tokens)
+            fits, memory = replica.memory(batch=batch, prompt_len=prompt, output_len=output)
+            memo[tokens] = (fits, memory.total)
+        return memo[tokens]
+
+    if replica.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
         return math.inf
     current = scenario.prompt_len + scenario.output_len
-    guess = _secant_guess(probe, current, base.resolved.gpu.capacity_bytes) if 2 * current < TOKEN_LIMIT else None
+    capacity = serving_capacity(replica.resolved.gpu.capacity_bytes)
+    guess = _secant_guess(probe, current, capacity) if 2 * current < TOKEN_LIMIT else None
     largest = largest_passing(lambda tokens: probe(tokens)[0], 2, TOKEN_LIMIT, guess)
     return float(largest) if largest >= 2 else 0.0
 
@@ -302,14 +344,6 @@ def _powers_of_two(low: int, high: int) -> list[int]:
     return values
 
 
-def _load_points(scenarios: Iterable[tuple[int, Scenario]], cat: Catalog) -> tuple[LoadPoint, ...]:
-    points = []
-    for x, built in scenarios:
-        inference = estimate(built, cat).inference
-        points.append(LoadPoint(x, inference.memory_per_gpu, inference.fits))
-    return tuple(points)
-
-
 def inference_context_sweep(
     scenario: Scenario, catalog: Catalog | None = None, batch: int = 1, largest: float | None = None
 ) -> tuple[LoadPoint, ...]:
@@ -317,19 +351,24 @@ def inference_context_sweep(
 
     The sweep reaches past the model's own context limit, twice the scenario's context and twice
     ``largest`` (the largest context that fits, when known and finite), so the capacity crossing
-    shows; the scenario's context and ``largest`` are points of it.
+    shows; the scenario's context and ``largest`` are points of it. Each point is sized on the
+    replica the engine chose, as an estimate at that context would size it.
     """
     cat = catalog or default_catalog()
-    pinned = with_batch(pinned_serving(scenario, cat), batch)
+    replica = _serving_replica(scenario, cat)
     current = scenario.prompt_len + scenario.output_len
-    arch = estimate(pinned, cat).resolved.arch
-    top = max(arch.max_context, 2 * current)
+    top = max(replica.resolved.arch.max_context, 2 * current)
     extra = {current}
     if largest is not None and math.isfinite(largest) and largest >= 2:
         top = max(top, 2 * int(largest))
         extra.add(int(largest))
     contexts = sorted({*_powers_of_two(SHORTEST_CONTEXT, min(top, TOKEN_LIMIT)), *extra})
-    return _load_points(((tokens, with_context(pinned, tokens)) for tokens in contexts), cat)
+    points = []
+    for tokens in contexts:
+        prompt, output = _context_split(scenario, tokens)
+        fits, memory = replica.memory(batch=batch, prompt_len=prompt, output_len=output)
+        points.append(LoadPoint(tokens, memory, fits))
+    return tuple(points)
 
 
 def inference_batch_sweep(
@@ -338,18 +377,23 @@ def inference_batch_sweep(
     """Return inference memory per card at batches from 1 in doublings, the replica and context held.
 
     The sweep reaches twice the scenario's batch and twice ``largest`` (the largest batch that
-    fits, when known), both of which are points of it.
+    fits, when known), both of which are points of it. Each point is sized on the replica the
+    engine chose for the scenario, as an estimate at that batch on that replica would size it.
     """
     cat = catalog or default_catalog()
-    pinned = pinned_serving(scenario, cat)
-    current = estimate(pinned, cat).inference.batch  # the scenario's batch, its share of a concurrency, or max
+    replica = _serving_replica(scenario, cat)
+    current = estimate(scenario, cat).inference.batch  # the scenario's batch, its share of a concurrency, or max
     extra = {current}
     top = 2 * current
     if largest:
         top = max(top, 2 * largest)
         extra.add(largest)
     batches = sorted({*_powers_of_two(1, min(top, MAX_BATCH)), *extra})
-    return _load_points(((batch, with_batch(pinned, batch)) for batch in batches), cat)
+    points = []
+    for batch in batches:
+        fits, memory = replica.memory(batch=batch, prompt_len=scenario.prompt_len, output_len=scenario.output_len)
+        points.append(LoadPoint(batch, memory, fits))
+    return tuple(points)
 
 
 def largest_component(memory: TrainingMemory | InferenceMemory) -> str:

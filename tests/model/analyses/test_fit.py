@@ -19,6 +19,7 @@ from model.analyses.fit import (
     with_context,
     zero_stage_sweep,
 )
+from model.scenario import with_batch
 
 CATALOG = default_catalog()
 LLAMA_8B_ON_ONE = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, prompt_len=3000, output_len=1000, batch=8)
@@ -185,3 +186,25 @@ def test_the_largest_component_names_the_biggest_share():
     memory = estimate(LLAMA_8B_ON_EIGHT, CATALOG).training.memory_per_gpu
     name = largest_component(memory)
     assert getattr(memory, name) == max(memory.weights, memory.gradients, memory.optimizer, memory.activations)
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, batch=8),
+        Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=2, precision="int4"),
+        Scenario(model="deepseek-v3", gpu="h200", cards=16, precision="fp8", batch=64),
+        Scenario(model="mistral-7b", gpu="a10", cards=1, prompt_len=30_000, output_len=2_000),
+        Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8, concurrency=100),
+    ],
+)
+def test_the_serving_sweeps_size_each_point_as_an_estimate_of_it_would(scenario):
+    # The sweeps size memory directly on the engine's replica (one estimate, not one per point):
+    # each point must be what estimate() says for that batch or context on that replica.
+    pinned = pinned_serving(scenario, CATALOG)
+    for point in inference_batch_sweep(scenario, CATALOG):
+        engine = estimate(with_batch(pinned, point.x), CATALOG).inference
+        assert point.memory == engine.memory_per_gpu and point.fits == engine.fits, point.x
+    for point in inference_context_sweep(scenario, CATALOG, batch=2):
+        engine = estimate(with_context(with_batch(pinned, 2), point.x), CATALOG).inference
+        assert point.memory == engine.memory_per_gpu and point.fits == engine.fits, point.x
