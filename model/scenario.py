@@ -227,6 +227,8 @@ def check_layout(s: Scenario) -> None:
     ep is at most the cards (a mixture of experts' ep also divides tp x dp: checked with the model
     in :func:`resolve`). Attention data parallelism spreads one replica over ep cards, at most the cards.
     """
+    if s.tp is None and s.pp is None and s.dp is None and s.ep is None and s.attention_dp is None:
+        return  # nothing fixed: the usual case, checked on every estimate
     cards = s.cards
     model_parallel = (s.tp or 1) * (s.pp or 1)
     fixed = " × ".join(f"{name} {value}" for name, value in (("tp", s.tp), ("pp", s.pp)) if value)

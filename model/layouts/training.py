@@ -334,9 +334,13 @@ def _fitting_plans(
     nor its selective recomputation (``selective_redone`` of the products again) when that is not,
     nor a (tp, pp, dp) shape that even its fastest plan could not make ``may_beat`` (tp, cards used).
     """
+    # (tp, pp) pairs whose replica count already fits nowhere: fewer replicas of the same pair shard
+    # the states over fewer cards and give each more micro-batches in flight, so they need more.
+    hopeless: set[tuple[int, int]] = set()
     for t, p, replicas in shapes:
-        if not may_beat(t, t * p * replicas):
+        if (t, p) in hopeless or not may_beat(t, t * p * replicas):
             continue
+        every_mode_sized, any_fit = True, False
         stages = [knobs.zero] if knobs.zero is not None else ([1, 2, 3] if replicas > 1 else [0])
         for ep in expert_degrees(arch, replicas, t, gpus_per_node, knobs.ep):
             for micro_batch in (knobs.micro_batch,) if knobs.micro_batch else MICRO_BATCHES:
@@ -353,15 +357,17 @@ def _fitting_plans(
                 chunks = knobs.vp or (max(v for v in INTERLEAVING if p * v <= arch.layers) if interleavable else 1)
                 bound = (t, p, ep, t * p * replicas, micro_batch, microbatches, chunks)
                 if not promising(*bound, 0.0):
+                    every_mode_sized = False
                     continue
                 for mode in modes:
                     if mode == "selective" and not promising(*bound, selective_redone):
+                        every_mode_sized = False
                         continue  # something already fits faster than its products alone could run
                     lightest = _plan(arch, shape, stages[-1], mode, capacity_bytes, memory_of, knobs)
                     if not lightest.fits:
                         yield lightest
                         continue
-                    fitted = True
+                    fitted = any_fit = True
                     sized = (_plan(arch, shape, z, mode, capacity_bytes, memory_of, knobs) for z in stages[:-1])
                     fitting = (plan for plan in sized if plan.fits)
                     if partial and mode == "full":
@@ -374,6 +380,8 @@ def _fitting_plans(
                     # After selective recomputation fits, full recomputation of only a few layers may still cost less.
                 if not fitted:
                     break  # larger micro-batches need more memory still
+        if every_mode_sized and not any_fit:
+            hopeless.add((t, p))
 
 
 def _fewest_per_stage(
