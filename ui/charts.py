@@ -23,8 +23,17 @@ import streamlit as st
 
 from model.caches import once
 from ui.i18n import DEFAULT_LANGUAGE, current_language, tr, translatable, use_language
+from ui.layout_rows import STEP_PARTS
 
-__all__ = ["COMPONENT_COLORS", "Rows", "component_color_scale", "data_of", "show_chart"]
+__all__ = [
+    "COMPONENT_COLORS",
+    "PART_COLORS",
+    "Rows",
+    "component_color_scale",
+    "data_of",
+    "part_color_scale",
+    "show_chart",
+]
 
 Rows = Sequence[Mapping[str, Any]]
 ChartData = Rows | alt.NamedData
@@ -44,6 +53,18 @@ COMPONENT_COLORS: dict[str, str] = {
 def component_color_scale() -> alt.Scale:
     """Return the fixed colour scale of memory components, named in the visit's language."""
     return alt.Scale(domain=[tr(name) for name in COMPONENT_COLORS], range=list(COMPONENT_COLORS.values()))
+
+
+PART_COLORS = alt.Scale(  # one colour per part of a training step, on every chart of one
+    domain=[label for _, label in STEP_PARTS],
+    range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756", "#EECA3B"],
+)
+"""The step parts' colours, the parts named in English (the keys: see :func:`part_color_scale`)."""
+
+
+def part_color_scale() -> alt.Scale:
+    """Return the step parts' colour scale, the parts named in the visit's language as the rows name them."""
+    return alt.Scale(domain=[tr(part) for part in PART_COLORS.domain], range=PART_COLORS.range)
 
 
 def data_of(rows: ChartData) -> alt.Data | alt.NamedData:

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_pages.costs.rows import STEP_PARTS
-from app_pages.overview.rows import NOT_RUN
 from model import Estimate, TrainingEstimate
 from model.layouts.serving import replica_name
-from ui.format import bytes_gb, duration
+from ui.format import NOT_RUN, bytes_gb, duration
 from ui.i18n import tr, translatable
 from ui.text import listed, sentences
 
 __all__ = [
     "OPTION_WORDS",
+    "STEP_PARTS",
     "option_labels",
     "option_word",
     "recompute_text",
@@ -29,6 +28,17 @@ __all__ = [
     "training_layout_text",
 ]
 
+STEP_PARTS: tuple[tuple[str, str], ...] = (
+    ("compute", translatable("compute")),
+    ("tensor_parallel", translatable("tensor-parallel all-reduce")),
+    ("data_parallel", translatable("data-parallel gradients")),
+    ("expert_parallel", translatable("expert all-to-all")),
+    ("pipeline_transfer", translatable("pipeline transfer")),
+    ("bubble", translatable("pipeline bubble")),
+    ("optimizer", translatable("optimizer update")),
+    ("moe_host", translatable("MoE host wait")),
+)
+"""Step-time fields of a scaling row and their chart labels (English: show ``tr(label)``), in stacking order."""
 OPTION_WORDS = {
     "auto": translatable("auto"),
     "none": translatable("none"),

@@ -8,10 +8,16 @@ from model import Estimate
 from model.catalog import Gpu
 from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
 from ui.format import bytes_gb, capacity_text
-from ui.i18n import tr
+from ui.i18n import tr, translatable
 
-__all__ = ["budget_text", "capacity_row", "memory_rows", "serving_budget_row"]
+__all__ = ["budget_text", "capacity_row", "memory_rows", "regime_text", "serving_budget_row"]
 
+_REGIMES = (
+    translatable("fp32"),
+    translatable("pure 16-bit"),
+    translatable("mixed precision with fp32 master weights"),
+)
+"""The engine's names of full-training regimes (model.memory.training_regime); adapters are '{METHOD} rank {r}'."""
 _TRAINING_PARTS = ("weights", "adapters", "gradients", "optimizer", "activations", "other")
 _INFERENCE_PARTS = (
     ("weights", "weights"),
@@ -20,6 +26,14 @@ _INFERENCE_PARTS = (
     ("other", "other"),
 )
 _ORDER = {"weights": 0, "adapters": 1, "gradients": 2, "optimizer": 3, "activations": 4, "KV cache": 5, "other": 6}
+
+
+def regime_text(label: str) -> str:
+    """Name a training regime in the visit's language: 'LoRA rank 16', 'pure 16-bit'."""
+    method, _, rank = label.partition(" rank ")
+    if rank:
+        return tr("{method} rank {rank}", method=method, rank=rank)
+    return tr(label)  # one of _REGIMES; an unknown label stays as the engine wrote it
 
 
 def memory_rows(

@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import altair as alt
 
-from app_pages.costs.rows import COST_SERIES, IDEAL_SETUP, STEP_PARTS
+from app_pages.costs.rows import COST_SERIES, IDEAL_SETUP
 from model.analyses.scaling import SETUP_LABELS
-from ui.charts import ChartData, data_of
+from ui.charts import ChartData, data_of, part_color_scale
 from ui.i18n import tr
 
-__all__ = ["PART_COLORS", "cost_over_time_chart", "part_color_scale", "scaling_time_chart", "step_share_chart"]
+__all__ = ["cost_over_time_chart", "scaling_time_chart", "step_share_chart"]
 
-PART_COLORS = alt.Scale(  # one colour per part of a training step, on every chart of one
-    domain=[label for _, label in STEP_PARTS],
-    range=["#4C78A8", "#F58518", "#B279A2", "#72B7B2", "#9D755D", "#BAB0AC", "#E45756", "#EECA3B"],
-)
-"""The step parts' colours, the parts named in English (the keys: see :func:`part_color_scale`)."""
 _MARK_COLOR = "#333333"
-
-
-def part_color_scale() -> alt.Scale:
-    """Return the step parts' colour scale, the parts named in the visit's language as the rows name them."""
-    return alt.Scale(domain=[tr(part) for part in PART_COLORS.domain], range=PART_COLORS.range)
 
 
 def _series_scale(values: list) -> alt.Scale:

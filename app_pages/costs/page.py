@@ -7,6 +7,7 @@ from model.analyses.scaling import OWN_LINKS, card_counts, link_variants, scalin
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.controls import AUTO, steps_with
+from ui.format import NOT_RUN
 from ui.i18n import tr
 from ui.page import estimate_or_stop
 from ui.remount import held_index, held_value
@@ -93,7 +94,7 @@ m1.metric(
 )
 m2.metric(
     tr("Training time"),
-    rows.short_duration(costs.training_time_s) if costs.training_fits else rows.NOT_RUN,
+    rows.short_duration(costs.training_time_s) if costs.training_fits else NOT_RUN,
     border=True,
     height="stretch",
     help=tr("Wall time with interruptions.") if costs.training_fits else rows.training_help(costs, scenario.cards),

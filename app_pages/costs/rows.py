@@ -27,15 +27,14 @@ from model.analyses.scaling import CardScaling
 from model.catalog import ApiPrice
 from model.units import DAY_S, format_count
 from ui.controls import AUTO
-from ui.format import dollars, duration
+from ui.format import NOT_RUN, dollars, duration
 from ui.i18n import tr, translatable
+from ui.layout_rows import STEP_PARTS
 
 __all__ = [
     "BREAK_EVEN_HELP",
     "COST_SERIES",
     "IDEAL_SETUP",
-    "NOT_RUN",
-    "STEP_PARTS",
     "TOKEN_STEPS",
     "TRAFFIC_STEPS",
     "api_help",
@@ -88,17 +87,6 @@ SETUP_TEXTS = (
 BREAK_EVEN_HELP = translatable(
     "The month when cumulative self-hosted serving has cost as much as training (30.44-day months)."
 )
-STEP_PARTS: tuple[tuple[str, str], ...] = (
-    ("compute", translatable("compute")),
-    ("tensor_parallel", translatable("tensor-parallel all-reduce")),
-    ("data_parallel", translatable("data-parallel gradients")),
-    ("expert_parallel", translatable("expert all-to-all")),
-    ("pipeline_transfer", translatable("pipeline transfer")),
-    ("bubble", translatable("pipeline bubble")),
-    ("optimizer", translatable("optimizer update")),
-    ("moe_host", translatable("MoE host wait")),
-)
-"""Step-time fields of a scaling row and their chart labels (English: show ``tr(label)``), in stacking order."""
 
 
 def tokens_label(tokens: float) -> str:
@@ -171,10 +159,6 @@ def short_duration(seconds: float | None) -> str:
             digits = 1 if years < 100 * scale else 0
             return tr("{n} yr", n=f"{years / scale:.{digits}f}{suffix}")
     return tr("{n} yr", n=f"{years:.1f}" if years < 100 else f"{years:.0f}")
-
-
-NOT_RUN = "—"
-"""A cost that cannot exist (its mode does not fit, or no price is known) shows a dash, never a number."""
 
 
 def money(value: float | None) -> str:

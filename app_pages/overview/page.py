@@ -2,12 +2,10 @@ import streamlit as st
 
 from app_pages.overview.charts import token_time_chart
 from app_pages.overview.rows import (
-    NOT_RUN,
     also_heading,
     bound_text,
     full_load_help,
     full_load_shortfall,
-    regime_text,
     replica_label,
     token_time_heading,
     token_time_notes,
@@ -21,11 +19,11 @@ from model.units import format_usd
 from ui.catalog import session_catalog
 from ui.charts import show_chart
 from ui.controls import CONTROLS, format_tokens
-from ui.format import bytes_gb, duration, milliseconds, percent, short_milliseconds
+from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, percent, short_milliseconds
 from ui.i18n import tr
 from ui.layout_rows import training_layout_text
 from ui.memory_chart import memory_breakdown_chart
-from ui.memory_rows import capacity_row, memory_rows, serving_budget_row
+from ui.memory_rows import capacity_row, memory_rows, regime_text, serving_budget_row
 from ui.notes import FIT_NOTES, note_lines
 from ui.page import estimate_or_stop
 from ui.page import show_verdict as show_goal_verdict

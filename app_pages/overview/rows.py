@@ -12,12 +12,10 @@ from ui.format import bytes_gb, duration, milliseconds
 from ui.i18n import tr, translatable
 
 __all__ = [
-    "NOT_RUN",
     "also_heading",
     "bound_text",
     "full_load_help",
     "full_load_shortfall",
-    "regime_text",
     "replica_label",
     "token_time_heading",
     "token_time_notes",
@@ -25,14 +23,6 @@ __all__ = [
     "tokens_caption",
 ]
 
-NOT_RUN = "—"
-"""What a figure shows when its mode cannot run: a dash, never a number for a setup that cannot exist."""
-_REGIMES = (
-    translatable("fp32"),
-    translatable("pure 16-bit"),
-    translatable("mixed precision with fp32 master weights"),
-)
-"""The engine's names of full-training regimes (model.memory.training_regime); adapters are '{METHOD} rank {r}'."""
 _BOUNDS = {"memory": translatable("Memory-bound"), "compute": translatable("Compute-bound")}
 
 
@@ -53,14 +43,6 @@ def tokens_caption(result: Estimate) -> str:
         tokens=format_count(training.tokens),
         why=why,
     )
-
-
-def regime_text(label: str) -> str:
-    """Name a training regime in the visit's language: 'LoRA rank 16', 'pure 16-bit'."""
-    method, _, rank = label.partition(" rank ")
-    if rank:
-        return tr("{method} rank {rank}", method=method, rank=rank)
-    return tr(label)  # one of _REGIMES; an unknown label stays as the engine wrote it
 
 
 def bound_text(bound: str) -> str:

@@ -9,7 +9,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app_pages.overview.rows import regime_text
 from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint
 from model.inference import serving_capacity
@@ -17,6 +16,7 @@ from ui.controls import MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO
 from ui.format import bytes_gb
 from ui.i18n import tr, translatable
 from ui.layout_rows import option_word, replica_text, training_layout_text
+from ui.memory_rows import regime_text
 
 __all__ = [
     "KNOB_TITLES",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from app_pages.costs.charts import part_color_scale
-from ui.charts import ChartData, data_of
+from ui.charts import ChartData, data_of, part_color_scale
 from ui.i18n import tr
 
 __all__ = ["step_parts_chart"]

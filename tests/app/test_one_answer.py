@@ -22,7 +22,6 @@ import pytest
 import streamlit as st
 
 from app_pages.costs.rows import chosen_api_price, money, short_duration
-from app_pages.overview.rows import NOT_RUN
 from app_pages.tokens.decode import speculative_settings
 from app_pages.vram.rows import vram_settings
 from model import Scenario, default_catalog, estimate
@@ -36,7 +35,7 @@ from model.scenario import with_batch
 from model.units import DAY_S, HOUR_S, format_usd
 from tests.app.conftest import PAGES, metric_values, open_page
 from tests.fuzz_links import first_run
-from ui.format import bytes_gb, duration, milliseconds, per_second, percent
+from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, per_second, percent
 from ui.i18n import tr, use_language
 from ui.layout_rows import replica_text
 from ui.sidebar import current_scenario

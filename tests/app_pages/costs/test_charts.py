@@ -6,7 +6,6 @@ from app_pages.costs.charts import cost_over_time_chart, scaling_time_chart, ste
 from app_pages.costs.rows import (
     COST_SERIES,
     IDEAL_SETUP,
-    STEP_PARTS,
     TRAFFIC_STEPS,
     break_even_text,
     cost_marks,
@@ -25,6 +24,7 @@ from model.analyses.economics import cost_over_time
 from model.analyses.scaling import SETUP_LABELS, card_counts, link_variants, scaling_with_cards
 from ui.charts import _fill, _template
 from ui.controls import steps_with
+from ui.layout_rows import STEP_PARTS
 
 CATALOG = default_catalog()
 LINES = [

@@ -2,10 +2,11 @@ import json
 
 import pytest
 
-from app_pages.costs.rows import NOT_RUN, break_even_text, fleet_text, money, month_text
+from app_pages.costs.rows import break_even_text, fleet_text, money, month_text
 from model import Scenario, default_catalog
 from model.analyses.economics import api_price, cost_over_time
 from tests.app.conftest import metric_values, open_page, sidebar_moves
+from ui.format import NOT_RUN
 from ui.i18n import tr, use_language
 
 CATALOG = default_catalog()
