@@ -7,6 +7,7 @@ from app_pages.overview.rows import (
     full_load_help,
     full_load_shortfall,
     replica_label,
+    seeds_rule,
     token_time_heading,
     token_time_notes,
     token_time_rows,
@@ -224,12 +225,7 @@ with right:
     if comparison.gpu_fits:
         show_chart(token_time_chart, rows=token_time_rows(comparison, cards_here, tr("Server CPU")))
     token_notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
-    seeds_rule = tr(
-        "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth ({cpu} has {bandwidth} GB/s).",
-        cpu=cpu.short_name,
-        bandwidth=f"{cpu.memory_bandwidth_bytes_per_s / 1e9:g}",
-    )
-    st.caption("\n\n".join([seeds_rule, *token_notes]))
+    st.caption("\n\n".join([seeds_rule(cpu), *token_notes]))
 
 if goal == "serve":
     training_section(primary=False)

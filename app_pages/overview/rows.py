@@ -6,6 +6,7 @@ from typing import Any
 
 from model import Estimate, InferenceEstimate
 from model.analyses.compare import TokenTimeComparison
+from model.catalog import Gpu
 from model.layouts.serving import replica_name
 from model.units import format_count
 from ui.format import bytes_gb, duration, milliseconds
@@ -17,6 +18,7 @@ __all__ = [
     "full_load_help",
     "full_load_shortfall",
     "replica_label",
+    "seeds_rule",
     "token_time_heading",
     "token_time_notes",
     "token_time_rows",
@@ -89,6 +91,15 @@ def full_load_shortfall(single: InferenceEstimate, loaded: InferenceEstimate) ->
 def replica_label(cards: int, gpu_name: str) -> str:
     """Name the cards a replica spans, as the page title does: '8 × NVIDIA H20 96GB'."""
     return f"{cards:,} × {gpu_name}"
+
+
+def seeds_rule(cpu: Gpu) -> str:
+    """State the seeds' rule of thumb with the CPU's bandwidth: time per token ≈ weights ÷ bandwidth."""
+    return tr(
+        "The seeds' rule: time per token ≈ bytes of weights read ÷ memory bandwidth ({cpu} has {bandwidth} GB/s).",
+        cpu=cpu.short_name,
+        bandwidth=f"{cpu.memory_bandwidth_bytes_per_s / 1e9:g}",
+    )
 
 
 def token_time_rows(comparison: TokenTimeComparison, gpu_label: str, cpu_name: str) -> list[dict[str, Any]]:

@@ -87,9 +87,9 @@ def planned(
     start = Scenario(**base)
     owned = Owning(*owning) if owning else None
     if goal == "serve":
-        tps, tpot_ms, ttft_ms = targets
+        tps, tpot_s, ttft_s = rows.serving_targets(*targets)
         return plan_serving(
-            start, tps, tpot_s=tpot_ms / 1e3, ttft_s=ttft_ms / 1e3 if ttft_ms else None,
+            start, tps, tpot_s=tpot_s, ttft_s=ttft_s,
             precisions=formats, price_per_gpu_hour=price, owning=owned, catalog=catalog,
         )  # fmt: skip
     days, budget = targets

@@ -17,7 +17,16 @@ __all__ = [
     "plan_takeaway",
     "point_rows",
     "scenario_point",
+    "serving_targets",
 ]
+
+
+def serving_targets(tokens_per_s: float, tpot_ms: float, ttft_ms: float) -> tuple[float, float, float | None]:
+    """Turn the page's serving targets into the planner's: (tokens/s, seconds per token, seconds to first token).
+
+    The page asks for milliseconds; a time to first token of 0 means none.
+    """
+    return tokens_per_s, tpot_ms / 1e3, ttft_ms / 1e3 if ttft_ms else None
 
 
 def option_label(option: PlanOption, catalog: Catalog) -> str:
