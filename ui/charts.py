@@ -1,9 +1,11 @@
-"""Chart builders (pure: plain data in, ``alt.LayerChart`` out) and the renderer that shows them.
+"""The chart theme every page's builders share (colours, data helpers) and the renderer that shows them.
 
-Builders take their data as keyword arguments (lists of row dicts, or ``alt.NamedData``
-placeholders) and put it on each layer, never at the top level. :func:`show_chart` builds each
-chart's spec once per set of static options and language, then only swaps the rows in on every rerun: building
-an Altair chart costs ~10 ms, swapping rows ~0.1 ms, which keeps a slider move instant.
+Chart builders live with their page (app_pages/<page>/charts.py; the memory chart, which two pages
+show, in ui/memory_chart.py): pure functions, plain data in, ``alt.LayerChart`` out. Builders take
+their data as keyword arguments (lists of row dicts, or ``alt.NamedData`` placeholders) and put it
+on each layer, never at the top level. :func:`show_chart` builds each chart's spec once per set of
+static options and language, then only swaps the rows in on every rerun: building an Altair chart
+costs ~10 ms, swapping rows ~0.1 ms, which keeps a slider move instant.
 """
 
 from __future__ import annotations

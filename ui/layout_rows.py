@@ -1,6 +1,7 @@
 """How the engine split the cards and why: the chosen layouts, their step, and the runner-ups weighed.
 
-Pure functions for the VRAM and Method pages: engine results in, sentences and table rows out.
+Pure functions for the Overview, VRAM and Method pages, and the step parts the cost page stacks:
+engine results in, sentences and table rows out.
 """
 
 from __future__ import annotations
