@@ -121,7 +121,7 @@ def config_cases(count: int, seed: int = 14) -> Iterator[tuple[str | bytes, str,
 
 
 def _add_config(text: str | bytes, typed_name: str) -> tuple[bool, str]:
-    """The Add page's add_from_hf_config (app_pages/custom.py), on a visit that added a row before."""
+    """The Add page's add_from_hf_config (app_pages/add/page.py), on a visit that added a row before."""
     quiet()
     st.session_state.clear()
     st.session_state[USER_CATALOG_KEY] = _PRIOR
@@ -188,7 +188,7 @@ def check_form(kind: str, values: dict[str, Any]) -> list[str]:
     """Return the problems submitting the Add page's ``kind`` form with ``values`` shows (none: it passed)."""
     fields, build = (GPU_FIELDS, gpu_document) if kind == "GPU" else (MODEL_FIELDS, model_document)
 
-    def submit() -> tuple[bool, str]:  # app_pages/custom.py, add_from_form
+    def submit() -> tuple[bool, str]:  # app_pages/add/page.py, add_from_form
         quiet()
         st.session_state.clear()
         st.session_state[USER_CATALOG_KEY] = _PRIOR

@@ -28,6 +28,9 @@ from unittest import mock
 
 import streamlit as st
 
+from app_pages.costs.rows import chosen_api_price
+from app_pages.tokens.decode import speculative_settings
+from app_pages.vram.rows import vram_settings
 from model import ScenarioError, estimate, plan_serving, plan_training
 from model.analyses.economics import cost_over_time
 from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
@@ -38,9 +41,6 @@ from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.controls import CONTROLS, MAX_VALUE_LENGTH, STREAMLIT_KEYS, TRAINING_FORMATS, NotAllowedError
 from ui.i18n import LANGUAGE_KEY, LANGUAGES, language_from_locale, tr, use_language
 from ui.linked import LINKED_KEYS, ROWS_KEY, SAVED_LINK_KEY, pack
-from ui.rows.costs import chosen_api_price
-from ui.rows.decode import speculative_settings
-from ui.rows.vram import vram_settings
 from ui.saved import SAVED_KEY
 from ui.sidebar import current_scenario, init_state, wanted_query
 
@@ -197,14 +197,14 @@ def _page_calls(state: Any, plan: bool) -> None:
     only the Plan page catches one, so anything else raised is a traceback on the page.
     """
     catalog = session_catalog()
-    scenario = current_scenario(batch=state["batch"], **speculative_settings(state))  # app_pages/throughput.py
+    scenario = current_scenario(batch=state["batch"], **speculative_settings(state))  # app_pages/tokens/page.py
     if _estimated(scenario, catalog) is not None:
         batch_sweep(scenario, catalog, replica_for="scenario")
         batch_sweep(scenario, catalog, [state["batch"]], replica_for="scenario")
         knee_batch(scenario, catalog, replica_for="scenario")
         largest_batch_within_latency(scenario, catalog, state["target"] / 1e3, replica_for="scenario")
-    _estimated(current_scenario(**vram_settings(state)), catalog)  # app_pages/vram.py
-    scenario = current_scenario()  # app_pages/costs.py
+    _estimated(current_scenario(**vram_settings(state)), catalog)  # app_pages/vram/page.py
+    scenario = current_scenario()  # app_pages/costs/page.py
     result = _estimated(scenario, catalog)
     if result is not None:
         api = chosen_api_price(catalog, state["api"], scenario.model, result.resolved.arch.stats.total_params)
@@ -218,7 +218,7 @@ def _page_calls(state: Any, plan: bool) -> None:
 
 
 def _plan(state: Any, scenario: Any, catalog: Any) -> None:
-    """The Plan page's search, as app_pages/plan.py calls it."""
+    """The Plan page's search, as app_pages/plan/page.py calls it."""
     goal = state["plan_goal"]
     offered = PRECISIONS if goal == "serve" else TRAINING_FORMATS
     formats = tuple(p for p in state["plan_prec"] if p in offered) or (scenario.precision,)

@@ -6,6 +6,10 @@ Rules (README, Layout): a name is imported from the outermost package that expor
 it; a module whose name starts with an underscore is imported only from inside its own package;
 ``model/`` keeps at most 16 modules at its top. (No line cap: modules are cut by idea, not length;
 DESIGN.md, revised 2026-12-04.)
+
+A page is a folder (app_pages/<page>/: page.py, the modules only it uses, zh.yaml): a module under
+``ui/`` is shared by two pages or more, or by app.py; no page folder imports another's modules, and
+neither ``ui/`` nor ``model/`` imports a page; a page script does no arithmetic.
 """
 
 from __future__ import annotations
@@ -130,7 +134,98 @@ def test_the_engine_top_level_holds_at_most_sixteen_modules():
     assert len(top) <= 16, top
 
 
-def test_ui_rows_mirror_ui_charts():
-    charts = {path.stem for path in (ROOT / "ui" / "charts").glob("*.py")} - {"__init__"}
-    rows = {path.stem for path in (ROOT / "ui" / "rows").glob("*.py")} - {"__init__"}
-    assert charts <= rows, f"charts without rows: {sorted(charts - rows)}"
+SHARED_ONLY_FOR_TESTS = {
+    "ui.i18n.engine_texts": "the engine's English texts, listed for the catalogue test (tests/ui/test_i18n.py)",
+}
+"""Modules under ui/ that no page imports, and why they are there all the same."""
+PAGE_FOLDERS = sorted(path.parent.name for path in (ROOT / "app_pages").glob("*/page.py"))
+ARITHMETIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult)
+
+
+def _project_imports(path: Path) -> set[str]:
+    """The project modules a file imports, by their dotted names (``from ui import text`` gives ``ui.text``)."""
+    found: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.split(".")[0] in PROJECT_PACKAGES}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] not in PROJECT_PACKAGES:
+                continue
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if _module_path(submodule) is not None else node.module)
+    return found
+
+
+@functools.cache
+def _reached(module: str) -> frozenset[str]:
+    """Every project module ``module`` imports, directly or through the modules it imports."""
+    path = ROOT / "app.py" if module == "app" else _module_path(module)
+    seen: set[str] = set()
+    todo = list(_project_imports(path)) if path else []
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        found = _module_path(name)
+        if found is not None:
+            todo.extend(_project_imports(found))
+    return frozenset(seen)
+
+
+def _page_modules(folder: str) -> list[str]:
+    return [_module_name(path) for path in sorted((ROOT / "app_pages" / folder).rglob("*.py"))]
+
+
+def test_every_page_is_a_folder_with_its_script_and_its_chinese_texts():
+    from ui.navigation import PAGES
+
+    folders = [Path(spec.path).parent.name for spec in PAGES]
+    assert [spec.path for spec in PAGES] == [f"app_pages/{folder}/page.py" for folder in folders]
+    assert sorted(folders) == PAGE_FOLDERS
+    assert [folder for folder in PAGE_FOLDERS if not (ROOT / "app_pages" / folder / "zh.yaml").is_file()] == []
+
+
+def test_a_module_under_ui_is_shared_by_two_pages_or_the_app():
+    """A module one page alone uses lives in that page's folder (DESIGN.md, Layout and boundaries)."""
+    lonely = {}
+    for path in sorted((ROOT / "ui").rglob("*.py")):
+        module = _module_name(path)
+        if module == "ui" or module in SHARED_ONLY_FOR_TESTS:
+            continue
+        pages = [folder for folder in PAGE_FOLDERS if any(module in _reached(m) for m in _page_modules(folder))]
+        if len(pages) < 2 and module not in _reached("app"):
+            lonely[module] = pages
+    assert lonely == {}, f"used by one page or none; move each into its page's folder: {lonely}"
+
+
+def test_the_modules_kept_for_tests_exist_and_no_page_uses_them():
+    for module in SHARED_ONLY_FOR_TESTS:
+        assert _module_path(module) is not None, module
+        assert all(module not in _reached(m) for folder in PAGE_FOLDERS for m in _page_modules(folder)), module
+
+
+def test_no_page_folder_imports_another_and_ui_imports_none():
+    crossing = []
+    for folder in PAGE_FOLDERS:
+        for path in sorted((ROOT / "app_pages" / folder).rglob("*.py")):
+            others = {m for m in _project_imports(path) if m.startswith("app_pages.") and m.split(".")[1] != folder}
+            crossing.extend(f"{path.relative_to(ROOT)} imports {m}" for m in sorted(others))
+    for path in [*sorted((ROOT / "ui").rglob("*.py")), *sorted((ROOT / "model").rglob("*.py")), ROOT / "app.py"]:
+        pages = {m for m in _project_imports(path) if m.split(".")[0] == "app_pages"}
+        crossing.extend(f"{path.relative_to(ROOT)} imports {m}" for m in sorted(pages))
+    assert crossing == []
+
+
+def test_a_page_script_does_no_arithmetic():
+    """The script only lays out; sums and unit changes live in its rows module or the engine."""
+    found = []
+    for folder in PAGE_FOLDERS:
+        path = ROOT / "app_pages" / folder / "page.py"
+        found.extend(
+            f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+            for node in ast.walk(_tree(path))
+            if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ARITHMETIC)
+        )
+    assert found == []

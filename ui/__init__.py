@@ -1,1 +1,1 @@
-"""Streamlit and Altair building blocks: the scenario controls, chart builders, formatting."""
+"""What several pages share: the sidebar and its URL binding, formatting, the chart theme, i18n, shared rows."""

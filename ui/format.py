@@ -9,6 +9,7 @@ from model.units import format_usd
 from ui.i18n import tr
 
 __all__ = [
+    "NOT_RUN",
     "billions",
     "bytes_gb",
     "capacity_text",
@@ -19,6 +20,11 @@ __all__ = [
     "percent",
     "short_milliseconds",
 ]
+
+
+NOT_RUN = "—"
+"""What a figure shows when its mode cannot run (or no price is known): a dash, never a number for a setup
+that cannot exist."""
 
 
 def _missing(value: float | None) -> bool:

@@ -8,8 +8,8 @@ from model import Estimate, Scenario, ScenarioError, estimate
 from model.analyses.verdict import Verdict
 from ui.catalog import session_catalog
 from ui.i18n import tr
-from ui.rows.verdict import verdict_headline
 from ui.text import escape_markdown
+from ui.verdict import verdict_headline
 
 __all__ = ["estimate_or_stop", "show_verdict"]
 

@@ -21,6 +21,9 @@ import pandas as pd
 import pytest
 import streamlit as st
 
+from app_pages.costs.rows import chosen_api_price, money, short_duration
+from app_pages.tokens.decode import speculative_settings
+from app_pages.vram.rows import vram_settings
 from model import Scenario, default_catalog, estimate
 from model.analyses.compare import compare_gpus
 from model.analyses.economics import DAYS_PER_MONTH, cost_over_time
@@ -32,15 +35,11 @@ from model.scenario import with_batch
 from model.units import DAY_S, HOUR_S, format_usd
 from tests.app.conftest import PAGES, metric_values, open_page
 from tests.fuzz_links import first_run
-from ui.format import bytes_gb, duration, milliseconds, per_second, percent
+from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, per_second, percent
 from ui.i18n import tr, use_language
-from ui.rows.costs import chosen_api_price, money, short_duration
-from ui.rows.decode import speculative_settings
-from ui.rows.layout import replica_text
-from ui.rows.overview import NOT_RUN
-from ui.rows.verdict import fix_with_memory, verdict_headline
-from ui.rows.vram import vram_settings
+from ui.layout_rows import replica_text
 from ui.sidebar import current_scenario
+from ui.verdict import fix_with_memory, verdict_headline
 
 CATALOG = default_catalog()
 LANGUAGES = ("en", "zh")
@@ -62,7 +61,7 @@ LINKS: dict[str, dict[str, str]] = {
                                   "batch": "4096"},
 }  # fmt: skip
 LAYOUT = re.compile(r"tp (\d+) × pp (\d+) × dp (\d+)")
-"""A training layout as the pages name it (ui.rows.layout.training_layout_text)."""
+"""A training layout as the pages name it (ui.layout_rows.training_layout_text)."""
 SERVING_REPLICA = re.compile(r"tp (\d+) × pp (\d+)(?! × dp)")
 """A serving replica as the pages name it (model.layouts.serving.replica_name), not a training layout."""
 
@@ -90,7 +89,7 @@ def link_of(name: str) -> Link:
         vram = current_scenario(**vram_settings(state))
         tokens = current_scenario(batch=state["batch"], **speculative_settings(state))
         largest = estimate(tokens, CATALOG).inference.max_batch
-        if 1 <= largest < state["batch"]:  # app_pages/throughput.py shows the largest batch that fits
+        if 1 <= largest < state["batch"]:  # app_pages/tokens/page.py shows the largest batch that fits
             tokens = current_scenario(batch=largest, **speculative_settings(state))
         kept = {key: state[key] for key in ("goal", "traffic", "months", "api", "batch")}
     return Link(kept["goal"], base, vram, tokens, kept)
@@ -209,7 +208,7 @@ def check_overview(at: Any, link: Link) -> None:
     assert len(why) == (1 if serving.runs else 0)
     bars = {(row["label"], round(row["ms"], 6)) for rows in why for row in rows if row["label"] != cpu}
     if serving.runs:
-        cards = f"{single['tp'] * single['pp'] * single['ep']:,} × {gpu_name(scenario)}"  # ui.rows.overview
+        cards = f"{single['tp'] * single['pp'] * single['ep']:,} × {gpu_name(scenario)}"  # app_pages.overview.rows
         assert bars == {(cards, round(single["tpot_s"] * 1e3, 6)), (cards, round(single["tpot_roofline_s"] * 1e3, 6))}
         assert_replica_is_the_engines([metric(at, "Per token, 1 user").help], single)
         assert_replica_is_the_engines([metric(at, "Tokens/s, full load").help], loaded)
@@ -266,7 +265,7 @@ def check_vram(at: Any, link: Link) -> None:
 
 
 def fits_word(part: dict[str, Any]) -> str:
-    """The VRAM page's word under a memory figure: 'fits' or 'does not fit' (ui.rows.vram.fit_word)."""
+    """The VRAM page's word under a memory figure: 'fits' or 'does not fit' (app_pages.vram.rows.fit_word)."""
     return tr("fits") if part["fits"] else tr("does not fit")
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import yaml
 
-from ui.i18n import catalogue, tr, use_language
+from ui.i18n import catalogue, tr, translation_files, use_language
 from ui.i18n.engine_texts import engine_texts
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
+APP_CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
 MARKERS = {"tr", "translatable"}
 
 
@@ -66,9 +66,9 @@ def test_the_glossary_terms_are_the_ones_the_translations_use():
 def test_no_key_is_translated_two_ways_in_two_files():
     seen: dict[str, tuple[str, str]] = {}
     clashes = []
-    for path in sorted((ROOT / "ui" / "i18n" / "zh").glob("*.yaml")):
+    for name, path in translation_files("zh").items():
         for key, value in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).items():
             if key in seen and seen[key][1] != value:
-                clashes.append(f"{key!r}: {seen[key][0]} says {seen[key][1]!r}, {path.name} says {value!r}")
-            seen.setdefault(key, (path.name, value))
+                clashes.append(f"{key!r}: {seen[key][0]} says {seen[key][1]!r}, {name} says {value!r}")
+            seen.setdefault(key, (name, value))
     assert not clashes, "\n".join(clashes)

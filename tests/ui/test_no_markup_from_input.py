@@ -7,7 +7,7 @@ from tests.app.conftest import open_page
 from ui.text import escape_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
+APP_CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
 
 
 def _calls(path):

@@ -2,8 +2,8 @@
 
 import pytest
 
+from app_pages.costs.rows import money, short_duration
 from ui.i18n import use_language
-from ui.rows.costs import money, short_duration
 
 DAY = 86400.0
 

@@ -1,8 +1,9 @@
 """The app's words in English and 中文: ``tr("Cards")`` returns the visit's language.
 
 The English text is the key, so the English side cannot drift from the code and a page reads as
-it renders. The Chinese side lives in ``ui/i18n/zh/*.yaml`` (one file per area, English -> 中文),
-with the glossary of terms in ``ui/i18n/glossary.yaml``. A key with no translation falls back to
+it renders. The Chinese side lives beside the code that shows it: a page's texts in its folder
+(``app_pages/<page>/zh.yaml``), the shared modules' texts in ``ui/i18n/zh/*.yaml`` (one file per
+area, English -> 中文), with the glossary of terms in ``ui/i18n/glossary.yaml``. A key with no translation falls back to
 English; ``tests/ui/test_i18n.py`` fails on it, on a translation whose placeholders differ from
 its key's, and on a translation nothing uses any more. No gettext: a dictionary lookup is all a
 two-language app needs, and it keeps a missing string visible instead of silent.
@@ -18,6 +19,7 @@ import contextlib
 import contextvars
 from collections.abc import Iterator
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Final
 
 import yaml
@@ -34,6 +36,7 @@ __all__ = [
     "language_from_locale",
     "tr",
     "translatable",
+    "translation_files",
     "use_language",
 ]
 
@@ -42,6 +45,8 @@ LANGUAGES: Final[dict[str, str]] = {"en": "English", "zh": "中文"}
 DEFAULT_LANGUAGE: Final = "en"
 LANGUAGE_KEY: Final = "lang"
 """The session-state and URL key of the chosen language."""
+_PAGES_PACKAGE: Final = "app_pages"
+"""The package of page folders: each holds its own translations as ``<language>.yaml``."""
 _FORCED: contextvars.ContextVar[str | None] = contextvars.ContextVar("forced_language", default=None)
 
 
@@ -55,17 +60,34 @@ def catalogue(language: str) -> dict[str, str]:
     if language == DEFAULT_LANGUAGE:
         return {}
     merged: dict[str, str] = {}
-    # The package's own files (never a path from a visitor): ui/i18n/<language>/*.yaml.
-    files = [item for item in resources.files(__name__).joinpath(language).iterdir() if item.name.endswith(".yaml")]
-    for path in sorted(files, key=lambda item: item.name):
+    for name, path in translation_files(language).items():
         rows = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
         if not isinstance(rows, dict):
-            raise ValueError(f"{path.name}: expected a mapping of English text to its translation")
+            raise ValueError(f"{name}: expected a mapping of English text to its translation")
         for key, value in rows.items():
             if not isinstance(key, str) or not isinstance(value, str):
-                raise ValueError(f"{path.name}: {key!r} must map text to text")
+                raise ValueError(f"{name}: {key!r} must map text to text")
             merged.setdefault(key, value)  # the first file wins; tests/ui/test_i18n.py fails on a clash
     return merged
+
+
+def translation_files(language: str) -> dict[str, Traversable]:
+    """Return the project's own files of translations into ``language`` (never a path from a visitor).
+
+    Keyed by their path in the project: the shared modules' files (``ui/i18n/<language>/*.yaml``)
+    first, then each page folder's ``app_pages/<page>/<language>.yaml``, each group sorted by name.
+    """
+    shared = {
+        f"ui/i18n/{language}/{item.name}": item
+        for item in resources.files(__name__).joinpath(language).iterdir()
+        if item.name.endswith(".yaml")
+    }
+    pages = {
+        f"{_PAGES_PACKAGE}/{folder.name}/{language}.yaml": folder.joinpath(f"{language}.yaml")
+        for folder in resources.files(_PAGES_PACKAGE).iterdir()
+        if folder.is_dir() and folder.joinpath(f"{language}.yaml").is_file()
+    }
+    return dict(sorted(shared.items())) | dict(sorted(pages.items()))
 
 
 def language_from_locale(locale: str | None) -> str:

@@ -1,0 +1,1 @@
+"""The Validation page: the engine against published measurements."""

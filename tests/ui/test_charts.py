@@ -1,0 +1,43 @@
+"""Chart builders are pure: rows in, a layered Altair chart out (checked through to_dict)."""
+
+from app_pages.overview.charts import token_time_chart
+from ui.charts import COMPONENT_COLORS, _fill, _template
+from ui.memory_chart import memory_breakdown_chart
+
+PARTS = [
+    {"workload": "Training", "component": "weights", "gb": 16.0, "order": 0},
+    {"workload": "Training", "component": "activations", "gb": 20.0, "order": 3},
+    {"workload": "Inference", "component": "KV cache", "gb": 40.0, "order": 4},
+]
+CAPACITY = [{"gb": 80.0, "label": "H100: 80 GB"}]
+
+
+def test_memory_chart_stacks_components_against_capacity_with_units_and_tooltips():
+    spec = memory_breakdown_chart(parts=PARTS, capacity=CAPACITY).to_dict()
+    bars, rule, _label = spec["layer"]
+    assert bars["mark"]["type"] == "bar"
+    assert "GB" in bars["encoding"]["x"]["title"]
+    assert bars["encoding"]["color"]["scale"]["domain"] == list(COMPONENT_COLORS)
+    assert {t["field"] for t in bars["encoding"]["tooltip"]} == {"workload", "component", "gb"}
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["x"]["field"] == "gb"
+    assert bars["data"]["values"] == PARTS
+
+
+def test_token_time_chart_labels_the_unit_and_every_bar():
+    rows = [
+        {"label": "GPU · ideal", "kind": "ideal", "ms": 9.2},
+        {"label": "CPU · ideal", "kind": "ideal", "ms": 578.0},
+    ]
+    spec = token_time_chart(rows=rows).to_dict()
+    bars, text = spec["layer"]
+    assert "ms" in bars["encoding"]["x"]["title"]
+    assert text["mark"]["type"] == "text"
+
+
+def test_the_renderer_keeps_one_template_and_swaps_rows_into_each_layer():
+    template = _template(memory_breakdown_chart, ("capacity", "parts"), ())
+    assert "data" not in template and "datasets" not in template
+    filled = _fill(template, {"parts": PARTS, "capacity": CAPACITY})
+    assert filled["layer"][0]["data"] == {"values": PARTS}
+    assert filled["layer"][1]["data"] == {"values": CAPACITY}
+    assert template["layer"][0]["data"] == {"name": "parts"}  # the cached template is untouched
