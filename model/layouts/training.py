@@ -252,12 +252,14 @@ def _replica_shapes(
             found = [(t, p, (cards // (t * p)) >> halvings) for t, p in pairs if (cards // (t * p)) >> halvings]
             if not found:
                 break
-            shapes += [shape for shape in found if most_replicas is None or shape[2] <= most_replicas]
+            shapes += found
             halvings += 1
     if moe and knobs.ep is not None:  # a dense model has no experts to spread: its ep is moot
         shapes = [(t, p, dp) for t, p, dp in shapes if (t * dp) % knobs.ep == 0]
         if not shapes:
             raise ScenarioError("ep", knobs.ep, "a divisor of tp × dp: expert parallelism spans those cards")
+    if most_replicas is not None:  # a sequence a replica at least, while some shape allows it
+        shapes = [shape for shape in shapes if shape[2] <= most_replicas] or shapes
     return tuple(shapes)
 
 
@@ -359,11 +361,13 @@ def _fitting_plans(
                 if not promising(*bound, 0.0):
                     every_mode_sized = False
                     continue
+                sized = False
                 for mode in modes:
                     if mode == "selective" and not promising(*bound, selective_redone):
                         every_mode_sized = False
                         continue  # something already fits faster than its products alone could run
                     lightest = _plan(arch, shape, stages[-1], mode, capacity_bytes, memory_of, knobs)
+                    sized = True
                     if not lightest.fits:
                         yield lightest
                         continue
@@ -378,8 +382,10 @@ def _fitting_plans(
                     if mode == "none" and chosen.layout.zero < 3 and not interleavable:
                         break  # more recomputation could only add compute: nothing left to make room for
                     # After selective recomputation fits, full recomputation of only a few layers may still cost less.
-                if not fitted:
-                    break  # larger micro-batches need more memory still
+                if sized and not fitted:
+                    # Larger micro-batches need more memory still. (Not after a bound skipped every mode:
+                    # a larger one may interleave, with a smaller bubble, where this one could not.)
+                    break
         if every_mode_sized and not any_fit:
             hopeless.add((t, p))
 
