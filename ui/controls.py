@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from model import Scenario
 from model.analyses.verdict import GOALS
 from model.precision import PRECISIONS
 from model.units import parse_quantity
@@ -225,6 +226,11 @@ def _precision_list(text: str) -> list[str]:
     return [precision for precision in PRECISIONS if precision in chosen]
 
 
+_SCENARIO = Scenario()
+"""The engine's defaults: the controls that set a scenario field start from the scenario's own default
+(one home each: :class:`model.Scenario`)."""
+
+
 def _card_count(text: str) -> int:
     # Kept as given (the slider adds it to its steps): a plan's 10 cards must not become 8.
     return _integer(1, 100_000)(text)
@@ -251,15 +257,15 @@ _ALL = (
     Control(LANGUAGE_KEY, translatable("Language"), DEFAULT_LANGUAGE, _choice(lambda: tuple(LANGUAGES))),
     # The sidebar scenario.
     Control("goal", translatable("Goal"), "serve", _choice(lambda: GOAL_OPTIONS)),
-    Control("model", translatable("Model"), "llama-3.1-8b", _choice(_models)),
+    Control("model", translatable("Model"), _SCENARIO.model, _choice(_models)),
     Control("params", translatable("Parameters"), 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
-    Control("precision", translatable("Precision"), "bf16", _precision),
-    Control("gpu", translatable("GPU"), "h100-sxm", _choice(_gpus)),
-    Control("cards", translatable("Cards"), 8, _card_count),
+    Control("precision", translatable("Precision"), _SCENARIO.precision, _precision),
+    Control("gpu", translatable("GPU"), _SCENARIO.gpu, _choice(_gpus)),
+    Control("cards", translatable("Cards"), _SCENARIO.cards, _card_count),
     Control("link", translatable("Interconnect"), AUTO, _choice(_interconnects)),
     Control("net", translatable("Network"), AUTO, _choice(_networks)),
     Control("finetune", translatable("Fine-tuning method"), "lora", _choice(lambda: FINETUNE_OPTIONS)),
-    Control("rank", translatable("LoRA rank"), 16, _integer(1, 1024)),
+    Control("rank", translatable("LoRA rank"), _SCENARIO.lora_rank, _integer(1, 1024)),
     # Prices: renting at a rate (the catalog's unless typed) or owning the cards.
     Control("pricing", translatable("Pricing"), "rent", _choice(lambda: PRICING_OPTIONS)),
     Control("price", translatable("Price per GPU-hour"), None, _number(0, 10_000), _price_text),
@@ -267,11 +273,11 @@ _ALL = (
     Control("kwh", translatable("Electricity price"), 0.10, _number(0, 2), _big_number),
     Control("pue", translatable("PUE"), 1.3, _number(1, 3), _big_number),
     # Workload, shared by the pages that use it.
-    Control("prompt", translatable("Prompt tokens"), 1024, _integer(1, 1_000_000)),
-    Control("output", translatable("Output tokens"), 256, _integer(1, 1_000_000)),
+    Control("prompt", translatable("Prompt tokens"), _SCENARIO.prompt_len, _integer(1, 1_000_000)),
+    Control("output", translatable("Output tokens"), _SCENARIO.output_len, _integer(1, 1_000_000)),
     Control("batch", translatable("Concurrent sequences"), 32, _integer(1, 100_000)),
     Control("tokens", translatable("Training tokens"), 0.0, _tokens, format_tokens),
-    Control("util", translatable("Utilisation"), 0.7, _number(0.01, 1.0), _big_number),
+    Control("util", translatable("Utilisation"), _SCENARIO.utilization, _number(0.01, 1.0), _big_number),
     # Training vs inference cost.
     Control("traffic", translatable("Tokens served per day"), 1e9, _number(1e3, 1e15), _big_number),
     Control("months", translatable("Months"), 24, _integer(1, 120)),
@@ -285,7 +291,7 @@ _ALL = (
     # Tokens per second.
     Control("target", translatable("Latency target (ms per token)"), 50.0, _number(1, 10_000), _big_number),
     Control("draft", translatable("Speculative decoding"), "off", _choice(lambda: DRAFT_OPTIONS)),
-    Control("accept", translatable("Draft acceptance"), 0.8, _number(0.5, 0.95), _big_number),
+    Control("accept", translatable("Draft acceptance"), _SCENARIO.draft_acceptance, _number(0.5, 0.95), _big_number),
     # Sections of the Method and GPU anatomy pages (one is drawn at a time).
     # The Plan page's targets.
     Control("plan_goal", translatable("Plan for"), "serve", _choice(lambda: PLAN_GOALS)),
