@@ -361,13 +361,13 @@ def _fitting_plans(
                 if not promising(*bound, 0.0):
                     every_mode_sized = False
                     continue
-                sized = False
+                tried = False
                 for mode in modes:
                     if mode == "selective" and not promising(*bound, selective_redone):
                         every_mode_sized = False
                         continue  # something already fits faster than its products alone could run
                     lightest = _plan(arch, shape, stages[-1], mode, capacity_bytes, memory_of, knobs)
-                    sized = True
+                    tried = True
                     if not lightest.fits:
                         yield lightest
                         continue
@@ -382,7 +382,7 @@ def _fitting_plans(
                     if mode == "none" and chosen.layout.zero < 3 and not interleavable:
                         break  # more recomputation could only add compute: nothing left to make room for
                     # After selective recomputation fits, full recomputation of only a few layers may still cost less.
-                if sized and not fitted:
+                if tried and not fitted:
                     # Larger micro-batches need more memory still. (Not after a bound skipped every mode:
                     # a larger one may interleave, with a smaller bubble, where this one could not.)
                     break
