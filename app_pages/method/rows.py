@@ -159,7 +159,11 @@ def shared_rules(gpu: Gpu) -> str:
         "5. **Traffic.** N output tokens per second need ⌈N ÷ (one replica's full-load rate × utilisation)⌉ "
         "replicas; the planner asks at utilisation 1 (the load its cards must carry), the cost over time at "
         "yours.\n"
-        "6. **Nothing that cannot run gets a number:** no time, speed or price for a setup that does not fit.",
+        "6. **More cards never train slower:** when more replicas would only widen the bubble or the traffic, "
+        "the search leaves cards idle and says so.\n"
+        "7. **A format that does not train is refused:** every weight trained in int8 or int4 gets no time or "
+        "price (LoRA and QLoRA on such a base do train).\n"
+        "8. **Nothing that cannot run gets a number:** no time, speed or price for a setup that does not fit.",
         fraction=f"{SERVING_MEMORY_FRACTION:.0%}",
         budget=f"{budget / 1e9:,.1f}",
         capacity=f"{capacity / 1e9:,.1f}",
