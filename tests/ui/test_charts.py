@@ -1,6 +1,5 @@
 """Chart builders are pure: rows in, a layered Altair chart out (checked through to_dict)."""
 
-from app_pages.overview.charts import token_time_chart
 from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.memory_chart import memory_breakdown_chart
 
@@ -21,17 +20,6 @@ def test_memory_chart_stacks_components_against_capacity_with_units_and_tooltips
     assert {t["field"] for t in bars["encoding"]["tooltip"]} == {"workload", "component", "gb"}
     assert rule["mark"]["type"] == "rule" and rule["encoding"]["x"]["field"] == "gb"
     assert bars["data"]["values"] == PARTS
-
-
-def test_token_time_chart_labels_the_unit_and_every_bar():
-    rows = [
-        {"label": "GPU · ideal", "kind": "ideal", "ms": 9.2},
-        {"label": "CPU · ideal", "kind": "ideal", "ms": 578.0},
-    ]
-    spec = token_time_chart(rows=rows).to_dict()
-    bars, text = spec["layer"]
-    assert "ms" in bars["encoding"]["x"]["title"]
-    assert text["mark"]["type"] == "text"
 
 
 def test_the_renderer_keeps_one_template_and_swaps_rows_into_each_layer():

@@ -4,13 +4,11 @@ import math
 
 from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.rows import OPTIONS, knob_rows, limit_row, load_rows, vram_settings
-from model import Scenario, default_catalog
+from model import Scenario
 from model.analyses.fit import LoadPoint, recompute_sweep, zero_stage_sweep
-from model.inference import InferenceMemory, serving_capacity
+from model.inference import InferenceMemory
 from ui.charts import COMPONENT_COLORS, _fill, _template
 from ui.controls import CONTROLS
-from ui.memory_chart import memory_breakdown_chart
-from ui.memory_rows import budget_text, serving_budget_row
 from ui.sidebar import training_settings
 
 PARTS = [
@@ -130,26 +128,3 @@ def test_load_rows_and_the_limit_marker_are_in_plain_units():
     assert limit_row(14730.0, "tokens") == [{"x": 14730.0, "label": "largest: 14,730 tokens"}]
     assert limit_row(math.inf, "tokens") == []
     assert limit_row(0, "sequences") == []
-
-
-def test_the_memory_chart_marks_the_servers_budget_beside_the_card():
-    parts = [{"workload": "Inference", "component": "KV cache", "gb": 40.0, "order": 5}]
-    gpu = default_catalog().gpus["rtx-4090"]
-    budget = serving_budget_row(gpu)
-    assert budget[0]["gb"] == serving_capacity(gpu.capacity_bytes) / 1e9  # the engine's one budget
-    assert "90%" in budget[0]["label"] and f"{gpu.capacity_bytes / 1e9:,.1f} GB" in budget[0]["label"]
-    spec = memory_breakdown_chart(parts=parts, capacity=CAPACITY, budget=budget).to_dict()
-    rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
-    assert [rule["data"]["values"] for rule in rules] == [CAPACITY, budget]
-    labels = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
-    # The card's label reads to the right of its rule, the budget's to the left of its own: they never overlap.
-    assert [label["mark"]["align"] for label in labels] == ["left", "right"]
-    assert all(layer["encoding"]["tooltip"] for layer in spec["layer"])
-    template = _template(memory_breakdown_chart, ("budget", "capacity", "parts"), ())
-    filled = _fill(template, {"parts": parts, "capacity": CAPACITY, "budget": budget})
-    assert all("values" in layer["data"] for layer in filled["layer"])
-    assert len(memory_breakdown_chart(parts=parts, capacity=CAPACITY).to_dict()["layer"]) == 3  # the Overview's
-
-
-def test_the_budget_is_said_in_words_with_the_engines_share():
-    assert "90%" in budget_text() and "gpu_memory_utilization" in budget_text()

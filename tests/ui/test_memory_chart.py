@@ -1,0 +1,28 @@
+"""The memory breakdown chart the Overview and the VRAM page share: the card, and the server's budget beside it."""
+
+from model import default_catalog
+from model.inference import serving_capacity
+from ui.charts import _fill, _template
+from ui.memory_chart import memory_breakdown_chart
+from ui.memory_rows import serving_budget_row
+
+CAPACITY = [{"gb": 80.0, "label": "H100: 80 GB"}]
+
+
+def test_the_memory_chart_marks_the_servers_budget_beside_the_card():
+    parts = [{"workload": "Inference", "component": "KV cache", "gb": 40.0, "order": 5}]
+    gpu = default_catalog().gpus["rtx-4090"]
+    budget = serving_budget_row(gpu)
+    assert budget[0]["gb"] == serving_capacity(gpu.capacity_bytes) / 1e9  # the engine's one budget
+    assert "90%" in budget[0]["label"] and f"{gpu.capacity_bytes / 1e9:,.1f} GB" in budget[0]["label"]
+    spec = memory_breakdown_chart(parts=parts, capacity=CAPACITY, budget=budget).to_dict()
+    rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
+    assert [rule["data"]["values"] for rule in rules] == [CAPACITY, budget]
+    labels = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    # The card's label reads to the right of its rule, the budget's to the left of its own: they never overlap.
+    assert [label["mark"]["align"] for label in labels] == ["left", "right"]
+    assert all(layer["encoding"]["tooltip"] for layer in spec["layer"])
+    template = _template(memory_breakdown_chart, ("budget", "capacity", "parts"), ())
+    filled = _fill(template, {"parts": parts, "capacity": CAPACITY, "budget": budget})
+    assert all("values" in layer["data"] for layer in filled["layer"])
+    assert len(memory_breakdown_chart(parts=parts, capacity=CAPACITY).to_dict()["layer"]) == 3  # the Overview's
