@@ -4,7 +4,8 @@ Every function first asks the engine which layout the scenario gets (:func:`mode
 that layout's tensor, pipeline and data parallel degrees, ZeRO stage and recomputation mode in the
 scenarios it builds (:func:`pinned_training`, :func:`pinned_serving`), then varies one thing:
 
-- the largest serving batch and context, training micro-batch and sequence length that fit;
+- the largest serving context, training micro-batch and sequence length that fit (the largest serving
+  batch is the engine's own ``max_batch``);
 - training memory at each ZeRO stage, recomputation mode and tensor-parallel degree
   (:class:`KnobSweep`), serving memory against context and batch (:class:`LoadPoint`).
 
@@ -30,7 +31,7 @@ from model.estimate import estimate
 from model.inference import InferenceMemory, inference_memory, serving_capacity, serving_fits
 from model.layouts.serving import serving_load
 from model.memory import TrainingMemory
-from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Resolved, Scenario, with_batch
+from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Resolved, Scenario
 
 __all__ = [
     "TP_OPTIONS",
@@ -41,7 +42,6 @@ __all__ = [
     "inference_batch_sweep",
     "inference_context_sweep",
     "largest_component",
-    "largest_inference_batch",
     "largest_inference_context",
     "largest_training_micro_batch",
     "largest_training_seq_len",
@@ -213,19 +213,6 @@ def _secant_guess(probe: Probe, at: int, capacity: float) -> int | None:
     if slope <= 0:
         return None
     return int(at + (capacity - first) / slope)
-
-
-def largest_inference_batch(scenario: Scenario, catalog: Catalog | None = None) -> int:
-    """Return the most concurrent sequences per replica that fit at the scenario's context (0: none).
-
-    Starts from the engine's own answer (``estimate(...).inference.max_batch``, which sizes the
-    prefill activations for a full chunk) and checks it on the exact memory, the replica held.
-    """
-    cat = catalog or default_catalog()
-    pinned = pinned_serving(scenario, cat)
-    engine_answer = estimate(pinned, cat).inference.max_batch
-    probe = _probe(lambda batch: with_batch(pinned, batch), "inference", cat)
-    return largest_passing(lambda batch: probe(batch)[0], 1, MAX_BATCH, guess=engine_answer)
 
 
 def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None, batch: int = 1) -> float:

@@ -8,7 +8,6 @@ from model.analyses.fit import (
     inference_batch_sweep,
     inference_context_sweep,
     largest_component,
-    largest_inference_batch,
     largest_inference_context,
     largest_training_micro_batch,
     largest_training_seq_len,
@@ -33,23 +32,28 @@ def _serves(scenario, **changes):
     return estimate(dataclasses.replace(scenario, **changes), CATALOG).inference.fits
 
 
+def _largest_batch(scenario):
+    return estimate(scenario, CATALOG).inference.max_batch
+
+
 def _trains(scenario, **changes):
     return estimate(dataclasses.replace(scenario, **changes), CATALOG).training.fits
 
 
 @pytest.mark.parametrize("scenario", [LLAMA_8B_ON_ONE, LLAMA_8B_ON_EIGHT, LLAMA_70B_TIGHT])
 def test_the_largest_inference_batch_fits_and_one_more_does_not(scenario):
-    largest = largest_inference_batch(scenario, CATALOG)
+    # The engine's max_batch is the one answer (model.inference.max_batch_that_fits): exact on the replica.
     pinned = pinned_serving(scenario, CATALOG)
+    largest = _largest_batch(pinned)
     assert largest >= 1
     assert _serves(pinned, batch=largest)
     assert not _serves(pinned, batch=largest + 1)
 
 
-def test_the_largest_batch_is_never_below_the_engines_own_max_batch():
+def test_pinning_the_replica_keeps_the_engines_largest_batch():
     for scenario in (LLAMA_8B_ON_ONE, LLAMA_70B_TIGHT):
-        engine = estimate(pinned_serving(scenario, CATALOG), CATALOG).inference.max_batch
-        assert largest_inference_batch(scenario, CATALOG) >= engine
+        engine = estimate(scenario, CATALOG).inference.max_batch
+        assert _largest_batch(pinned_serving(scenario, CATALOG)) == engine
 
 
 def test_the_largest_context_fits_and_ten_percent_more_does_not():
@@ -101,7 +105,7 @@ def test_the_largest_training_sequence_fits_and_one_more_token_does_not():
 
 
 def test_the_searches_answer_zero_when_nothing_fits():
-    assert largest_inference_batch(NOTHING_FITS, CATALOG) == 0
+    assert _largest_batch(NOTHING_FITS) == 0
     assert largest_inference_context(NOTHING_FITS, CATALOG, batch=1) == 0
     assert largest_training_micro_batch(NOTHING_FITS, CATALOG) == 0
     assert largest_training_seq_len(NOTHING_FITS, CATALOG) == 0
@@ -174,7 +178,7 @@ def test_inference_memory_grows_with_context_and_crosses_capacity_at_the_largest
 
 
 def test_inference_memory_grows_with_batch_and_crosses_capacity_at_the_largest_batch():
-    largest = largest_inference_batch(LLAMA_8B_ON_ONE, CATALOG)
+    largest = _largest_batch(LLAMA_8B_ON_ONE)
     points = inference_batch_sweep(LLAMA_8B_ON_ONE, CATALOG, largest=largest)
     totals = [point.memory.total for point in points]
     assert totals == sorted(totals)
