@@ -17,14 +17,14 @@ from model.inference import (
 )
 from model.layouts.plan import plan_training
 from model.layouts.serving import plan_serving
-from model.memory import training_regime
+from model.memory import TrainingRegime, training_regime
 from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_gb
 
-__all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision", "training_refused"]
+__all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision", "training_refused", "training_regime_of"]
 
 PARAMS_TOLERANCE = 0.02
 """A parameter count and a shape that disagree by more than this are reported (the catalog's own
@@ -39,6 +39,12 @@ def training_precision(r: Resolved) -> str:
     memory is then the bf16 run's, what the refusal's fix would need.
     """
     return "bf16" if training_refused(r) else r.precision
+
+
+def training_regime_of(r: Resolved) -> TrainingRegime:
+    """Return what each parameter costs the scenario's training (bytes of weights, gradients, optimizer states)."""
+    s = r.scenario
+    return training_regime(r.arch, training_precision(r), s.optimizer, s.finetune, s.lora_rank, s.master_weights)
 
 
 def training_refused(r: Resolved) -> bool:
@@ -66,7 +72,7 @@ def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
 def _training(
     r: Resolved, variants: Sequence[Efficiencies], notes: list[Note]
 ) -> tuple[TrainingEstimate, dict[str, Range]]:
-    s, gpu, arch = r.scenario, r.gpu, r.arch
+    s, gpu = r.scenario, r.gpu
     precision = training_precision(r)
     refused = training_refused(r)
     if refused:
@@ -74,7 +80,7 @@ def _training(
     key, note = compute_precision(gpu, precision)
     if note:
         notes.append(Note("training_no_tensor_cores", {"gpu": gpu.name, "precision": precision, "key": key}))
-    regime = training_regime(arch, precision, s.optimizer, s.finetune, s.lora_rank, s.master_weights)
+    regime = training_regime_of(r)
     peak = gpu.dense_flops_per_s[key]  # dense, not 2:4 sparse
     share = matmul_ceiling_share(gpu, key)
     lora = trains_adapters(s.finetune)

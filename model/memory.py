@@ -25,7 +25,9 @@ __all__ = [
     "TrainingStates",
     "card_params",
     "combined_memory",
+    "runtime_bytes",
     "training_activations",
+    "training_fits",
     "training_memory",
     "training_regime",
     "training_states",
@@ -287,6 +289,16 @@ def combined_memory(states: TrainingStates, activations: float, runtime_bytes: f
     )
 
 
+def runtime_bytes(host_link: str | None) -> float:
+    """Return the CUDA context and library workspaces a card reserves: none on a chip without a host link."""
+    return RUNTIME_BYTES if host_link else 0.0
+
+
+def training_fits(memory: TrainingMemory, capacity_bytes: float) -> bool:
+    """Return whether training's busiest card fits the whole card: the one rule the search and the sweeps use."""
+    return memory.total <= capacity_bytes
+
+
 def training_memory(
     arch: Architecture,
     regime: TrainingRegime,
@@ -297,12 +309,17 @@ def training_memory(
     microbatches: int,
     recompute: Recompute,
     flash_attention: bool,
-    runtime_bytes: float = RUNTIME_BYTES,
+    runtime: float = RUNTIME_BYTES,
     vp: int = 1,
+    recomputed_layers: int | None = None,
 ) -> TrainingMemory:
-    """Return training memory per card (the busiest pipeline stage) for ``layout``."""
+    """Return training memory per card (the busiest pipeline stage) for ``layout``.
+
+    The composition the layout search sizes every candidate with (it caches the two halves apart).
+    """
     activations = training_activations(
         arch, regime, tp=layout.tp, pp=layout.pp, seq_len=seq_len, micro_batch=micro_batch,
         in_flight=min(layout.pp, microbatches), recompute=recompute, flash_attention=flash_attention, vp=vp,
+        recomputed_layers=recomputed_layers,
     )  # fmt: skip
-    return combined_memory(training_states(arch, regime, layout), activations, runtime_bytes)
+    return combined_memory(training_states(arch, regime, layout), activations, runtime)

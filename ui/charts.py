@@ -108,11 +108,11 @@ def _fill(node: Any, rows: Mapping[str, Rows]) -> Any:
 
 
 def show_chart(builder: Callable[..., alt.TopLevelMixin], *, height: int | None = None, **arguments: Any) -> None:
-    """Render ``builder``'s chart: data arguments are row lists, the rest static options.
+    """Render ``builder``'s chart: data arguments are row lists or tuples (a view model's), the rest static options.
 
     Data nested in layers stays JSON in the spec; Streamlit only converts top-level data.
     """
-    data = {name: value for name, value in arguments.items() if isinstance(value, list)}
+    data = {name: value for name, value in arguments.items() if isinstance(value, list | tuple)}
     static = tuple(sorted((name, value) for name, value in arguments.items() if name not in data))
     spec = _fill(_template(builder, tuple(sorted(data)), static, current_language()), data)
     if height is not None:

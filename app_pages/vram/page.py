@@ -3,23 +3,17 @@ import streamlit as st
 from app_pages.vram import rows as rows_vram
 from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.step_chart import step_parts_chart
-from app_pages.vram.takeaways import inference_takeaway, training_takeaway
-from model.analyses import fit
-from model.analyses.verdict import goal_verdict
-from ui import layout_rows as rows_layout
-from ui.catalog import session_catalog
+from app_pages.vram.view import vram_view
 from ui.charts import show_chart
 from ui.controls import feasible_tp_options
 from ui.i18n import tr
 from ui.layout_rows import option_labels
 from ui.memory_chart import memory_breakdown_chart
-from ui.memory_rows import capacity_row, memory_rows, serving_budget_row
-from ui.notes import note_lines
-from ui.page import estimate_or_stop, show_verdict
+from ui.page import show_verdict
 from ui.remount import held_value
 from ui.sidebar import CARDS, current_goal, current_scenario
+from ui.view import view_or_stop
 
-catalog = session_catalog()
 title = st.empty()
 verdict_box = st.container()  # the sidebar goal's verdict, the same sentence as the Overview's
 left, right = st.columns([5, 3])
@@ -71,35 +65,21 @@ with right.container(border=True):
     )
 
 scenario = current_scenario(**rows_vram.vram_settings(st.session_state))
-result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
-gpu = catalog.gpus[scenario.gpu]
-title.title(
-    tr(
-        "VRAM: {model} on {cards} × {gpu}",
-        model=result.inputs["model_name"],
-        cards=f"{scenario.cards:,}",
-        gpu=gpu.short_name,
-    )
-)
-goal = current_goal()
+view = view_or_stop(vram_view, scenario, current_goal())  # shows a bad scenario plainly, then stops
+title.title(view.title)
 with verdict_box:
-    show_verdict(goal_verdict(scenario, goal, catalog), gpu.short_name, scenario.precision)
-micro, seq = fit.largest_training_micro_batch(scenario, catalog), fit.largest_training_seq_len(scenario, catalog)
-batch = result.inference.max_batch  # the engine's one rule for the largest batch
-context = fit.largest_inference_context(scenario, catalog, scenario.batch)
-sweeps = [sweep(scenario, catalog) for sweep in (fit.zero_stage_sweep, fit.recompute_sweep, fit.tp_sweep)]
+    show_verdict(view.verdict, view.gpu_name, view.precision)
 
 st.subheader(tr("Training"), divider="gray")
-for column, metric in zip(st.columns(3), rows_vram.training_metrics(result, micro, seq), strict=True):
+for column, metric in zip(st.columns(3), view.training_metrics, strict=True):
     column.metric(**metric, border=True)
-st.markdown(training_takeaway(result, *sweeps))
-st.markdown(tr("**How the cards split.** {choice}", choice=rows_layout.training_choice(result)))
-step = rows_layout.step_rows(result)
-if step:  # a step that cannot run has no time to chart
-    show_chart(step_parts_chart, rows=step)
+st.markdown(view.training_takeaway)
+st.markdown(tr("**How the cards split.** {choice}", choice=view.training_choice))
+if view.step_rows:  # a step that cannot run has no time to chart
+    show_chart(step_parts_chart, rows=view.step_rows)
 # Short headers, the long names in their help: ten columns fit a projector's 1280 px without scrolling.
 st.dataframe(
-    rows_layout.training_candidate_rows(result),
+    list(view.training_candidates),
     hide_index=True,
     width="stretch",
     column_config={
@@ -108,27 +88,21 @@ st.dataframe(
     },
 )
 st.subheader(tr("Serving"), divider="gray")
-for column, metric in zip(st.columns(3), rows_vram.inference_metrics(result, context), strict=True):
+for column, metric in zip(st.columns(3), view.inference_metrics, strict=True):
     column.metric(**metric, border=True)
-st.markdown(inference_takeaway(result, context))
-st.markdown(f"**{rows_layout.serving_choice(result)}**")
-st.dataframe(rows_layout.serving_candidate_rows(result), hide_index=True, width="stretch")
+st.markdown(view.inference_takeaway)
+st.markdown(f"**{view.serving_choice}**")
+st.dataframe(list(view.serving_candidates), hide_index=True, width="stretch")
 st.markdown(tr("**Memory per card**: training at your micro-batch and sequence, serving at your batch and context"))
-show_chart(
-    memory_breakdown_chart, parts=memory_rows(result), capacity=capacity_row(gpu), budget=serving_budget_row(gpu)
-)
-notes = note_lines(result)  # the engine's warnings, in the visit's language
-if notes:
+show_chart(memory_breakdown_chart, parts=view.memory_parts, capacity=view.capacity, budget=view.budget)
+if view.notes:  # the engine's warnings, in the visit's language
     with st.expander(tr("Notes from the engine")):
-        st.markdown("\n".join(f"- {note}" for note in notes))
+        st.markdown("\n".join(f"- {note}" for note in view.notes))
 
 st.subheader(tr("What each knob does to training memory"), divider="gray")
-for column, sweep in zip(st.columns(3), sweeps, strict=True):
+for column, knob in zip(st.columns(3), view.knob_charts, strict=True):
     with column:
-        title_text = tr(rows_vram.KNOB_TITLES[sweep.knob])
-        show_chart(
-            knob_memory_chart, parts=rows_vram.knob_rows(sweep), capacity=capacity_row(gpu), knob_title=title_text
-        )
+        show_chart(knob_memory_chart, parts=knob.parts, capacity=view.capacity, knob_title=knob.title)
 st.caption(
     tr(
         "Each chart changes one knob and holds the rest of your layout, marked '(now)'; colours as above. ZeRO "
@@ -138,24 +112,20 @@ st.caption(
 )
 
 st.subheader(tr("Serving memory against context and batch"), divider="gray")
-loads = [
-    (fit.inference_context_sweep(scenario, catalog, scenario.batch, context), context, "tokens"),
-    (fit.inference_batch_sweep(scenario, catalog, batch), batch, "sequences"),
-]
-for column, (points, largest, unit) in zip(st.columns(2), loads, strict=True):
+for column, load in zip(st.columns(2), view.load_charts, strict=True):
     with column:
         show_chart(
             load_memory_chart,
-            points=rows_vram.load_rows(points),
-            capacity=serving_budget_row(gpu, short=True),  # serving fits within the server's budget
-            limit=rows_vram.limit_row(largest, unit),
-            x_title=tr(rows_vram.LOAD_AXES[unit]),
+            points=load.points,
+            capacity=view.short_budget,  # serving fits within the server's budget
+            limit=load.limit,
+            x_title=load.x_title,
         )
 st.caption(
     tr(
         "Left: {batch} sequences as their context grows; right: your context with more sequences. The KV cache grows "
         "in both; where the line crosses the red rule the server's budget is full (the green rule marks the largest "
         "fit).",
-        batch=f"{scenario.batch:,}",
+        batch=f"{view.batch:,}",
     )
 )

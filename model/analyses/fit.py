@@ -1,16 +1,22 @@
 """What fits on a card, and what each knob does to memory, with the parallel layout the engine chose.
 
-Every function first asks the engine which layout the scenario gets (:func:`model.estimate`), pins
-that layout's tensor, pipeline and data parallel degrees, ZeRO stage and recomputation mode in the
-scenarios it builds (:func:`pinned_training`, :func:`pinned_serving`), then varies one thing:
+Every function takes a scenario or its estimate (a page passes the estimate it already has, so a
+rerun asks the engine once), holds the layout the engine chose for it (its tensor, pipeline and data
+parallel degrees, ZeRO stage and recomputation mode: :func:`pinned_training`, :func:`pinned_serving`),
+then varies one thing:
 
 - the largest serving context, training micro-batch and sequence length that fit (the largest serving
   batch is the engine's own ``max_batch``);
 - training memory at each ZeRO stage, recomputation mode and tensor-parallel degree
   (:class:`KnobSweep`), serving memory against context and batch (:class:`LoadPoint`).
 
-Memory always comes from the engine's own estimate (``memory_per_gpu`` and ``fits``), so every
-answer agrees with :func:`model.estimate` for the same scenario. The searches are derived
+Memory is sized by the engine's own functions and rules, on the chosen layout, without another
+estimate where only memory changes (the same sizing the layout search uses:
+:func:`model.memory.training_memory` and :func:`model.memory.training_fits`; for serving
+:func:`model.inference.inference_memory` and :func:`model.inference.serving_fits`), so every point
+is what :func:`model.estimate` says for the pinned scenario with that one change (tests hold this).
+A tensor-parallel degree moves the data-parallel one and the time, and the full-recomputation point
+says what it costs in time: those are estimated. The searches are derived
 definitions, not published formulas: memory never falls as a batch, a context or a sequence grows
 (KV cache and activations are linear in them, Korthikanti et al. 2022 sec. 4 for training
 activations; a sliding window caps the cached context), so the largest value that fits is found
@@ -22,16 +28,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import NamedTuple
 
 from model.analyses.search import largest_passing
 from model.catalog import Catalog, default_catalog
-from model.estimate import estimate
+from model.estimate import estimate, training_refused, training_regime_of
 from model.inference import InferenceMemory, inference_memory, serving_capacity, serving_fits
 from model.layouts.serving import serving_load
-from model.memory import TrainingMemory
-from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Resolved, Scenario
+from model.memory import Layout, TrainingMemory, TrainingRegime, runtime_bytes, training_fits, training_memory
+from model.results import Estimate
+from model.scenario import MAX_BATCH, RECOMPUTE_MODES, Recompute, Resolved, Scenario
 
 __all__ = [
     "TP_OPTIONS",
@@ -75,8 +82,10 @@ class KnobPoint(NamedTuple):
     fits: bool
     chosen: bool
     """Whether this is the setting the scenario's own layout uses."""
-    time_s: float
-    """Training time at this setting (the engine's expected estimate): what memory savings cost."""
+    time_s: float | None
+    """Training time at this setting (the engine's expected estimate): what memory savings cost.
+    Timed for the chosen setting, every tensor-parallel degree and full recomputation; None where
+    only memory was sized."""
 
 
 class KnobSweep(NamedTuple):
@@ -112,10 +121,21 @@ class LoadPoint(NamedTuple):
     fits: bool
 
 
-def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scenario:
-    """Return ``scenario`` with its training layout and recomputation mode fixed as the engine chose them."""
-    training = estimate(scenario, catalog).training
+Given = Scenario | Estimate
+"""A scenario, or its estimate when the caller has it already (then nothing is estimated again)."""
+
+
+def _base(given: Given, catalog: Catalog | None) -> Estimate:
+    """Return the estimate of ``given``: itself when it is one."""
+    return given if isinstance(given, Estimate) else estimate(given, catalog or default_catalog())
+
+
+def pinned_training(given: Given, catalog: Catalog | None = None) -> Scenario:
+    """Return the scenario with its training layout and recomputation mode fixed as the engine chose them."""
+    result = _base(given, catalog)
+    training = result.training
     layout = training.parallelism
+    scenario = result.resolved.scenario
     return dataclasses.replace(
         scenario,
         tp=layout.tp,
@@ -133,15 +153,16 @@ def pinned_training(scenario: Scenario, catalog: Catalog | None = None) -> Scena
     )
 
 
-def pinned_serving(scenario: Scenario, catalog: Catalog | None = None) -> Scenario:
-    """Return ``scenario`` with its serving replica (tp, pp, attention DP) fixed as the engine chose it.
+def pinned_serving(given: Given, catalog: Catalog | None = None) -> Scenario:
+    """Return the scenario with its serving replica (tp, pp, attention DP) fixed as the engine chose it.
 
     The training-only layout knobs are cleared: serving never reads them, and a training dp fixed
     beside the serving replica's tp could ask for more cards than there are.
     """
-    inference = estimate(scenario, catalog).inference
+    result = _base(given, catalog)
+    inference = result.inference
     return dataclasses.replace(
-        scenario, tp=inference.tp, pp=inference.pp, attention_dp=inference.ep,
+        result.resolved.scenario, tp=inference.tp, pp=inference.pp, attention_dp=inference.ep,
         dp=None, ep=None, zero=None, micro_batch=None, vp=None, global_batch=None,
     )  # fmt: skip
 
@@ -176,11 +197,71 @@ class _Replica(NamedTuple):
         return serving_fits(memory, self.resolved.gpu.capacity_bytes), memory
 
 
-def _serving_replica(scenario: Scenario, cat: Catalog) -> _Replica:
-    """Return the replica ``estimate(scenario)`` serves on (one estimate: every later size asks it directly)."""
-    result = estimate(scenario, cat)
+def _serving_replica(result: Estimate) -> _Replica:
+    """Return the replica the estimate serves on: every later size asks it directly."""
     inference = result.inference
     return _Replica(result.resolved, inference.tp, inference.pp, inference.ep)
+
+
+class _TrainingShape(NamedTuple):
+    """The training layout the engine chose for a scenario, held: sized again without an estimate."""
+
+    resolved: Resolved
+    regime: TrainingRegime
+    layout: Layout
+    recompute: Recompute
+    recomputed_layers: int
+    micro_batch: int
+    global_batch: int
+    vp: int
+    refused: bool
+
+    def every_layer(self, pp: int | None = None) -> int:
+        """Return the layers of one pipeline stage."""
+        return math.ceil(self.resolved.arch.layers / (pp or self.layout.pp))
+
+    def memory(
+        self,
+        *,
+        zero: int | None = None,
+        recompute: Recompute | None = None,
+        micro_batch: int | None = None,
+        seq_len: int | None = None,
+        recomputed_layers: int | None = None,
+    ) -> tuple[bool, TrainingMemory]:
+        """Return whether the layout fits with one setting changed, and its memory per card.
+
+        The sizing and the rule the layout search applies to a candidate with these knobs fixed
+        (:func:`model.memory.training_memory`, :func:`model.memory.training_fits`): the global batch
+        held, so a micro-batch sets the micro-batches in flight; full recomputation covers the
+        chosen number of layers in the chosen mode (or ``recomputed_layers``), every layer when the mode
+        changes to it.
+        """
+        r, layout = self.resolved, self.layout
+        if zero is not None:
+            layout = layout._replace(zero=zero)
+        mode = recompute or self.recompute
+        micro = micro_batch or self.micro_batch
+        redone = 0
+        if mode == "full":
+            held = self.recomputed_layers if mode == self.recompute else self.every_layer()
+            redone = min(recomputed_layers or held, self.every_layer())
+        microbatches = max(1, -(-self.global_batch // (layout.dp * micro)))
+        memory = training_memory(
+            r.arch, self.regime, layout, seq_len=seq_len or r.seq_len, micro_batch=micro, microbatches=microbatches,
+            recompute=mode, flash_attention=r.scenario.flash_attention, runtime=runtime_bytes(r.gpu.host_link),
+            vp=self.vp, recomputed_layers=redone,
+        )  # fmt: skip
+        return training_fits(memory, r.gpu.capacity_bytes) and not self.refused, memory
+
+
+def _training_shape(result: Estimate) -> _TrainingShape:
+    """Return the training layout the estimate chose, to size again."""
+    training, r = result.training, result.resolved
+    return _TrainingShape(
+        r, training_regime_of(r), training.parallelism, training.recompute, training.recomputed_layers,
+        training.micro_batch, training.global_batch, training.vp, training_refused(r),
+    )  # fmt: skip
 
 
 def _context_split(scenario: Scenario, tokens: int) -> tuple[int, int]:
@@ -193,14 +274,13 @@ Probe = Callable[[int], tuple[bool, float]]
 """Whether a value fits, and the memory per card it needs (bytes)."""
 
 
-def _probe(build: Callable[[int], Scenario], workload: str, cat: Catalog) -> Probe:
-    """Return a memoised probe of the engine's training or inference memory for ``build(n)``."""
+def _memoised(size: Callable[[int], tuple[bool, float]]) -> Probe:
+    """Return ``size`` remembering what it answered: the secant guess and the search ask again."""
     memo: dict[int, tuple[bool, float]] = {}
 
     def probe(value: int) -> tuple[bool, float]:
         if value not in memo:
-            part = getattr(estimate(build(value), cat), workload)
-            memo[value] = (bool(part.fits), float(part.memory_per_gpu.total))
+            memo[value] = size(value)
         return memo[value]
 
     return probe
@@ -215,7 +295,7 @@ def _secant_guess(probe: Probe, at: int, capacity: float) -> int | None:
     return int(at + (capacity - first) / slope)
 
 
-def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None, batch: int = 1) -> float:
+def largest_inference_context(given: Given, catalog: Catalog | None = None, batch: int = 1) -> float:
     """Return the most tokens of prompt + output per sequence that fit with ``batch`` sequences.
 
     The replica is the one the engine chose for the scenario, held, and the context grows in the scenario's
@@ -225,16 +305,16 @@ def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None
     (Mistral 7B paper, sec. 2): when everything fits at the longest searched context the answer is
     ``math.inf``. 0 when not even two tokens fit.
     """
-    cat = catalog or default_catalog()
-    replica = _serving_replica(scenario, cat)
-    memo: dict[int, tuple[bool, float]] = {}
+    result = _base(given, catalog)
+    scenario = result.resolved.scenario
+    replica = _serving_replica(result)
 
-    def probe(tokens: int) -> tuple[bool, float]:
-        if tokens not in memo:
-            prompt, output = _context_split(scenario, tokens)
-            fits, memory = replica.memory(batch=batch, prompt_len=prompt, output_len=output)
-            memo[tokens] = (fits, memory.total)
-        return memo[tokens]
+    def size(tokens: int) -> tuple[bool, float]:
+        prompt, output = _context_split(scenario, tokens)
+        fits, memory = replica.memory(batch=batch, prompt_len=prompt, output_len=output)
+        return fits, memory.total
+
+    probe = _memoised(size)
 
     if replica.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
         return math.inf
@@ -245,82 +325,107 @@ def largest_inference_context(scenario: Scenario, catalog: Catalog | None = None
     return float(largest) if largest >= 2 else 0.0
 
 
-def largest_training_micro_batch(scenario: Scenario, catalog: Catalog | None = None) -> int:
+def _largest_training(shape: _TrainingShape, setting: str, current: int) -> int:
+    """Return the largest value of ``setting`` (micro_batch or seq_len) that fits the held layout (0: none)."""
+    limit = MICRO_BATCH_LIMIT if setting == "micro_batch" else TOKEN_LIMIT
+
+    def size(value: int) -> tuple[bool, float]:
+        fits, memory = shape.memory(**{setting: value})  # type: ignore[arg-type]
+        return fits, memory.total
+
+    probe = _memoised(size)
+    guess = _secant_guess(probe, current, shape.resolved.gpu.capacity_bytes)
+    return largest_passing(lambda value: probe(value)[0], 1, limit, guess)
+
+
+def largest_training_micro_batch(given: Given, catalog: Catalog | None = None) -> int:
     """Return the largest micro-batch (sequences per card per step) that fits for the chosen layout (0: none).
 
     Activations grow linearly with the micro-batch (Korthikanti et al. 2022, sec. 4): the first
     guess solves the line through the scenario's micro-batch and twice it.
     """
-    cat = catalog or default_catalog()
-    pinned = pinned_training(scenario, cat)
-    probe = _probe(lambda micro_batch: dataclasses.replace(pinned, micro_batch=micro_batch), "training", cat)
-    capacity = estimate(pinned, cat).resolved.gpu.capacity_bytes
-    guess = _secant_guess(probe, pinned.micro_batch or 1, capacity)
-    return largest_passing(lambda micro_batch: probe(micro_batch)[0], 1, MICRO_BATCH_LIMIT, guess)
+    shape = _training_shape(_base(given, catalog))
+    return _largest_training(shape, "micro_batch", shape.micro_batch)
 
 
-def largest_training_seq_len(scenario: Scenario, catalog: Catalog | None = None) -> int:
+def largest_training_seq_len(given: Given, catalog: Catalog | None = None) -> int:
     """Return the longest training sequence (tokens) that fits for the chosen layout and micro-batch (0: none).
 
     With flash attention activations grow linearly with the sequence (Korthikanti et al. 2022,
     sec. 4): the first guess solves the line through the scenario's sequence length and twice it.
     """
-    cat = catalog or default_catalog()
-    pinned = pinned_training(scenario, cat)
-    probe = _probe(lambda seq_len: dataclasses.replace(pinned, seq_len=seq_len), "training", cat)
-    base = estimate(pinned, cat)
-    guess = _secant_guess(probe, base.resolved.seq_len, base.resolved.gpu.capacity_bytes)
-    return largest_passing(lambda seq_len: probe(seq_len)[0], 1, TOKEN_LIMIT, guess)
+    shape = _training_shape(_base(given, catalog))
+    return _largest_training(shape, "seq_len", shape.resolved.seq_len)
 
 
-def _knob_sweep(
-    knob: str, settings: Iterable[tuple[int | str, Scenario]], chosen: int | str, cat: Catalog
-) -> KnobSweep:
-    points = []
-    for value, built in settings:
-        training = estimate(built, cat).training
-        points.append(KnobPoint(value, training.memory_per_gpu, training.fits, value == chosen, training.time_s))
-    return KnobSweep(knob, tuple(points))
+def _sized_point(
+    shape: _TrainingShape, value: int | str, chosen: bool, base: Estimate, **change: int | str
+) -> KnobPoint:
+    """Return one knob point sized on the held layout: timed only when it is the chosen setting."""
+    if chosen:
+        training = base.training
+        return KnobPoint(value, training.memory_per_gpu, training.fits, True, training.time_s)
+    fits, memory = shape.memory(**change)  # type: ignore[arg-type]
+    return KnobPoint(value, memory, fits, False, None)
 
 
-def zero_stage_sweep(scenario: Scenario, catalog: Catalog | None = None) -> KnobSweep:
+def zero_stage_sweep(given: Given, catalog: Catalog | None = None) -> KnobSweep:
     """Return training memory per card at ZeRO stages 0-3, the rest of the chosen layout held."""
-    cat = catalog or default_catalog()
-    pinned = pinned_training(scenario, cat)
-    settings = ((stage, dataclasses.replace(pinned, zero=stage)) for stage in ZERO_STAGES)
-    return _knob_sweep("zero", settings, pinned.zero or 0, cat)
+    base = _base(given, catalog)
+    shape = _training_shape(base)
+    chosen = shape.layout.zero
+    return KnobSweep("zero", tuple(_sized_point(shape, z, z == chosen, base, zero=z) for z in ZERO_STAGES))
 
 
-def recompute_sweep(scenario: Scenario, catalog: Catalog | None = None) -> KnobSweep:
+def recompute_sweep(given: Given, catalog: Catalog | None = None) -> KnobSweep:
     """Return training memory per card with no, selective and full recomputation, the layout held.
 
-    When the chosen layout recomputes only k of a stage's layers, "full, k layers" is a fourth point.
+    Full recomputation covers every layer of a stage; when the chosen layout recomputes only k of
+    them, "full, k layers" is a fourth point. The full point is timed (one estimate): what its
+    memory saving costs.
     """
     cat = catalog or default_catalog()
-    pinned = pinned_training(scenario, cat)
-    settings: list[tuple[int | str, Scenario]] = [
-        (mode, dataclasses.replace(pinned, recompute=mode, recompute_layers=None)) for mode in RECOMPUTE_MODES
-    ]
-    chosen: str = pinned.recompute or "none"
-    every = -(-estimate(pinned, cat).resolved.arch.layers // (pinned.pp or 1))
-    if pinned.recompute_layers is not None and pinned.recompute_layers < every:
-        chosen = f"full, {pinned.recompute_layers} layers"
-        settings.insert(2, (chosen, pinned))
-    return _knob_sweep("recompute", settings, chosen, cat)
+    base = _base(given, cat)
+    shape = _training_shape(base)
+    every = shape.every_layer()
+    chosen: str = shape.recompute
+    partial = shape.recompute == "full" and shape.recomputed_layers < every
+    if partial:
+        chosen = f"full, {shape.recomputed_layers} layers"
+    points = []
+    for mode in RECOMPUTE_MODES:
+        every_layer = {"recomputed_layers": every} if mode == "full" else {}
+        point = _sized_point(shape, mode, mode == chosen, base, recompute=mode, **every_layer)
+        if mode == "full" and not point.chosen and point.fits:
+            timed = estimate(dataclasses.replace(pinned_training(base), recompute="full", recompute_layers=every), cat)
+            point = point._replace(time_s=timed.training.time_s)
+        points.append(point)
+    if partial:
+        points.insert(2, _sized_point(shape, chosen, True, base))
+    return KnobSweep("recompute", tuple(points))
 
 
-def tp_sweep(scenario: Scenario, catalog: Catalog | None = None) -> KnobSweep:
+def tp_sweep(given: Given, catalog: Catalog | None = None) -> KnobSweep:
     """Return training memory per card at tensor-parallel degrees 1, 2, 4 and 8 on the scenario's cards.
 
     Pipeline stages, ZeRO stage and recomputation stay as chosen; the data-parallel degree is what
     the cards leave (cards ÷ (tp x pp)), so only degrees whose replica fits in the cards are swept.
+    Each other degree is an estimate of its own (the data-parallel degree, the expert split and the
+    time all move with it).
     """
     cat = catalog or default_catalog()
-    pinned = pinned_training(scenario, cat)
-    chosen, stages = pinned.tp or 1, pinned.pp or 1
-    degrees = sorted({*(degree for degree in TP_OPTIONS if degree == 1 or degree * stages <= scenario.cards), chosen})
-    settings = ((degree, dataclasses.replace(pinned, tp=degree, dp=None, ep=None)) for degree in degrees)
-    return _knob_sweep("tp", settings, chosen, cat)
+    base = _base(given, cat)
+    pinned = pinned_training(base)
+    chosen, stages, cards = pinned.tp or 1, pinned.pp or 1, pinned.cards
+    degrees = sorted({*(degree for degree in TP_OPTIONS if degree == 1 or degree * stages <= cards), chosen})
+    points = []
+    for degree in degrees:
+        if degree == chosen:
+            training = base.training
+        else:
+            training = estimate(dataclasses.replace(pinned, tp=degree, dp=None, ep=None), cat).training
+        points.append(KnobPoint(degree, training.memory_per_gpu, training.fits, degree == chosen, training.time_s))
+    return KnobSweep("tp", tuple(points))
 
 
 def _powers_of_two(low: int, high: int) -> list[int]:
@@ -332,7 +437,7 @@ def _powers_of_two(low: int, high: int) -> list[int]:
 
 
 def inference_context_sweep(
-    scenario: Scenario, catalog: Catalog | None = None, batch: int = 1, largest: float | None = None
+    given: Given, catalog: Catalog | None = None, batch: int = 1, largest: float | None = None
 ) -> tuple[LoadPoint, ...]:
     """Return inference memory per card at contexts from 128 tokens in doublings, the replica held.
 
@@ -341,8 +446,9 @@ def inference_context_sweep(
     shows; the scenario's context and ``largest`` are points of it. Each point is sized on the
     replica the engine chose, as an estimate at that context would size it.
     """
-    cat = catalog or default_catalog()
-    replica = _serving_replica(scenario, cat)
+    result = _base(given, catalog)
+    scenario = result.resolved.scenario
+    replica = _serving_replica(result)
     current = scenario.prompt_len + scenario.output_len
     top = max(replica.resolved.arch.max_context, 2 * current)
     extra = {current}
@@ -359,7 +465,7 @@ def inference_context_sweep(
 
 
 def inference_batch_sweep(
-    scenario: Scenario, catalog: Catalog | None = None, largest: int | None = None
+    given: Given, catalog: Catalog | None = None, largest: int | None = None
 ) -> tuple[LoadPoint, ...]:
     """Return inference memory per card at batches from 1 in doublings, the replica and context held.
 
@@ -367,9 +473,10 @@ def inference_batch_sweep(
     fits, when known), both of which are points of it. Each point is sized on the replica the
     engine chose for the scenario, as an estimate at that batch on that replica would size it.
     """
-    cat = catalog or default_catalog()
-    replica = _serving_replica(scenario, cat)
-    current = estimate(scenario, cat).inference.batch  # the scenario's batch, its share of a concurrency, or max
+    result = _base(given, catalog)
+    scenario = result.resolved.scenario
+    replica = _serving_replica(result)
+    current = result.inference.batch  # the scenario's batch, its share of a concurrency, or max
     extra = {current}
     top = 2 * current
     if largest:

@@ -103,7 +103,7 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
         fixes.append(_checked(dataclasses.replace(one, cards=cards), "cards", cards, "inference", cat))
     smaller = [p for p in _SERVING_FORMATS if bytes_per_element(p) < bytes_per_element(scenario.precision)]
     fixes.append(_first(_checked(_with_precision(one, p), "precision", p, "inference", cat) for p in smaller))
-    context = largest_inference_context(one, cat)
+    context = largest_inference_context(result, cat)
     if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:
         fixes.append(_checked(with_context(one, int(context)), "context", int(context), "inference", cat))
     return Verdict("serve", False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None))
@@ -129,7 +129,7 @@ def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
     cards = _fewest_training_cards(scenario, cat)
     if cards is not None:
         fixes.append(_checked(dataclasses.replace(scenario, cards=cards), "cards", cards, "training", cat))
-    seq_len = largest_training_seq_len(scenario, cat)
+    seq_len = largest_training_seq_len(result, cat)
     if SHORTEST_USEFUL_CONTEXT <= seq_len < result.resolved.seq_len:
         fixes.append(_checked(dataclasses.replace(scenario, seq_len=seq_len), "seq_len", seq_len, "training", cat))
     return Verdict(goal, False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None))

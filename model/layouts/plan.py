@@ -9,12 +9,12 @@ from model.efficiency import Efficiencies, achievable_bandwidth, efficiency_vari
 from model.layouts.serving import forget_serving_choices
 from model.layouts.training import Knobs, TrainingPlan, TrainingSearch, search_training_layout
 from model.memory import (
-    RUNTIME_BYTES,
     Layout,
     TrainingMemory,
     TrainingRegime,
     TrainingStates,
     combined_memory,
+    runtime_bytes,
     training_activations,
     training_states,
 )
@@ -69,7 +69,7 @@ def plan_training(
     """
     s, arch = r.scenario, r.arch
     knobs = Knobs(s.tp, s.pp, s.dp, s.ep, s.zero, r.recompute, s.micro_batch, s.vp, s.global_batch, s.recompute_layers)
-    runtime = RUNTIME_BYTES if r.gpu.host_link else 0.0
+    runtime = runtime_bytes(r.gpu.host_link)
     cache_key = (
         arch, regime, knobs, s.cards, r.gpus_per_node, r.gpu, r.scale_up, r.network, r.seq_len, r.tokens,
         r.precision, s.finetune, s.flash_attention, key, eff, lora, runtime,

@@ -31,7 +31,7 @@ from model.inference import (
 )
 from model.layouts.grid import model_parallel_pairs, powers_of_two
 from model.layouts.training import CANDIDATES_SHOWN
-from model.memory import RUNTIME_BYTES
+from model.memory import runtime_bytes
 from model.results import ServingCandidate
 from model.scenario import Resolved
 
@@ -221,7 +221,7 @@ def serving_load(r: Resolved) -> ServingLoad:
         kv_precision=r.kv_precision,
         context=float(s.prompt_len + s.output_len),
         prompt_len=s.prompt_len,
-        runtime_bytes=RUNTIME_BYTES if r.gpu.host_link else 0.0,
+        runtime_bytes=runtime_bytes(r.gpu.host_link),
     )
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from model.architecture import Architecture
 from model.layouts.grid import expert_degrees, model_parallel_pairs, powers_of_two
 from model.limits import ScenarioError
-from model.memory import Layout, TrainingMemory
+from model.memory import Layout, TrainingMemory, training_fits
 from model.results import TrainingCandidate
 from model.scenario import Recompute
 from model.training import StepTime, TrainingWork, interleaved
@@ -422,5 +422,5 @@ def _plan(
     redone = min(knobs.recompute_layers or every, every) if mode == "full" else 0
     vp = knobs.vp or 1
     memory = memory_of(layout, mode, redone, micro_batch, microbatches, vp)
-    fits = memory.total <= capacity_bytes
+    fits = training_fits(memory, capacity_bytes)
     return TrainingPlan(layout, mode, redone, micro_batch, vp, batch, microbatches, memory, fits, None, None, 0.0)

@@ -212,3 +212,59 @@ def test_the_serving_sweeps_size_each_point_as_an_estimate_of_it_would(scenario)
     for point in inference_context_sweep(scenario, CATALOG, batch=2):
         engine = estimate(with_context(with_batch(pinned, 2), point.x), CATALOG).inference
         assert point.memory == engine.memory_per_gpu and point.fits == engine.fits, point.x
+
+
+SIZED_TRAINING = [
+    LLAMA_8B_ON_EIGHT,
+    Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64),
+    Scenario(model="llama-3.1-70b", gpu="a100-sxm-80gb", cards=16, finetune="lora"),
+    Scenario(model="mixtral-8x7b", gpu="h100-sxm", cards=32),
+    Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=2, finetune="qlora", precision="int4"),
+    Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, recompute="full", recompute_layers=20),
+    Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=1, precision="int4"),  # refused: nothing fits
+]
+
+
+@pytest.mark.parametrize("scenario", SIZED_TRAINING)
+def test_the_training_sweeps_size_each_point_as_an_estimate_of_it_would(scenario):
+    # The zero and recompute sweeps and the micro-batch and sequence searches size memory on the held
+    # layout without an estimate each: every point must be what estimate() says for the pinned scenario
+    # with that one change (full recomputation: every layer of a stage).
+    base = estimate(scenario, CATALOG)
+    pinned = pinned_training(base)
+    every = math.ceil(base.resolved.arch.layers / base.training.parallelism.pp)
+    cases = [(point, {"zero": point.value}) for point in zero_stage_sweep(base, CATALOG).points]
+    for point in recompute_sweep(base, CATALOG).points:
+        if point.value in ("none", "selective"):
+            cases.append((point, {"recompute": point.value, "recompute_layers": None}))
+        elif point.value == "full":
+            cases.append((point, {"recompute": "full", "recompute_layers": every}))
+    for point, change in cases:
+        engine = estimate(dataclasses.replace(pinned, **change), CATALOG).training
+        assert point.memory.total == pytest.approx(engine.memory_per_gpu.total, rel=1e-12), change
+        assert point.fits == engine.fits, change
+    micro, seq = largest_training_micro_batch(base, CATALOG), largest_training_seq_len(base, CATALOG)
+    if micro:
+        assert _trains(pinned, micro_batch=micro) and not _trains(pinned, micro_batch=micro + 1)
+        assert _trains(pinned, seq_len=seq) and not _trains(pinned, seq_len=seq + 1)
+    else:
+        assert not _trains(pinned, micro_batch=1) and seq == 0
+
+
+def test_a_page_that_passes_its_estimate_asks_the_engine_no_more_for_memory(monkeypatch):
+    # Only the timed points estimate again: the other tp degrees and the full-recomputation point.
+    import model.analyses.fit as fit_module
+
+    base = estimate(LLAMA_8B_ON_EIGHT, CATALOG)
+    calls = []
+    real = fit_module.estimate
+    monkeypatch.setattr(fit_module, "estimate", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    largest_training_micro_batch(base, CATALOG)
+    largest_training_seq_len(base, CATALOG)
+    zero_stage_sweep(base, CATALOG)
+    largest_inference_context(base, CATALOG, batch=8)
+    inference_batch_sweep(base, CATALOG)
+    inference_context_sweep(base, CATALOG)
+    assert calls == []
+    recompute_sweep(base, CATALOG)
+    assert len(calls) <= 1
