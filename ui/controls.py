@@ -16,7 +16,9 @@ from typing import Any, TypeVar
 
 from model import Scenario
 from model.analyses.verdict import GOALS
+from model.limits import FLOAT_LIMITS, INT_LIMITS
 from model.precision import PRECISIONS
+from model.scenario import MAX_BATCH
 from model.units import parse_quantity
 from model.validation import KINDS
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGE_KEY, LANGUAGES, tr, translatable
@@ -43,9 +45,11 @@ __all__ = [
     "VALIDATION_KINDS",
     "ZERO_OPTIONS",
     "Control",
+    "bounds",
     "feasible_tp_options",
     "format_params",
     "format_tokens",
+    "int_bounds",
     "load_from_url",
     "save_to_url",
     "steps_with",
@@ -127,6 +131,8 @@ class Control:
     default: Any
     parse: Callable[[str], Any]
     format: Callable[[Any], str] = str
+    bounds: tuple[float, float] | None = None
+    """The least and most a number control takes: what its widget offers and its link accepts (one home)."""
 
 
 def _choice(options: Callable[[], Mapping[str, Any] | tuple[str, ...]]) -> Callable[[str], str]:
@@ -157,6 +163,59 @@ def _on_grid(grid: tuple[float, ...], scale: float, label: Callable[[float], str
         return min(grid, key=lambda step: abs(math.log(step / value)))
 
     return parse
+
+
+def _whole(key: str, label: str, default: int, low: int, high: int) -> Control:
+    """Return a whole-number control that takes ``low``..``high`` from a link and in its widget."""
+    return Control(key, label, default, _integer(low, high), bounds=(low, high))
+
+
+def _field(key: str, label: str, default: int, field: str, least: int | None = None) -> Control:
+    """Return a whole-number control for the scenario's ``field``: the engine's range (model.limits), one home.
+
+    ``least`` raises the lower end where a smaller value is no question the page asks (a 1-token training sequence).
+    """
+    low, high = INT_LIMITS[field]
+    return _whole(key, label, default, max(low, least or low), high)
+
+
+def _decimal(
+    key: str, label: str, default: float | None, low: float, high: float, shown: Callable[[Any], str] | None = None
+) -> Control:
+    """Return a number control that takes ``low``..``high`` from a link and in its widget."""
+    return Control(key, label, default, _number(low, high), shown or _big_number, bounds=(low, high))
+
+
+def _decimal_field(
+    key: str,
+    label: str,
+    default: float | None,
+    field: str,
+    *,
+    least: float | None = None,
+    most: float | None = None,
+    shown: Callable[[Any], str] | None = None,
+) -> Control:
+    """Return a number control for the scenario's ``field``: the engine's range (model.limits), one home.
+
+    ``least`` and ``most`` only narrow it, where the page's slider asks a narrower question.
+    """
+    low, high, _ = FLOAT_LIMITS[field]
+    return _decimal(key, label, default, max(low, least or low), min(high, most or high), shown)
+
+
+def bounds(key: str) -> tuple[float, float]:
+    """Return the least and most the control ``key`` takes: its widget's min_value and max_value."""
+    found = CONTROLS[key].bounds
+    if found is None:
+        raise KeyError(f"{key} is not a number control")
+    return found
+
+
+def int_bounds(key: str) -> tuple[int, int]:
+    """Return :func:`bounds` as whole numbers, for a widget whose value is an int."""
+    low, high = bounds(key)
+    return int(low), int(high)
 
 
 def _integer(low: int, high: int) -> Callable[[str], int]:
@@ -231,11 +290,6 @@ _SCENARIO = Scenario()
 (one home each: :class:`model.Scenario`)."""
 
 
-def _card_count(text: str) -> int:
-    # Kept as given (the slider adds it to its steps): a plan's 10 cards must not become 8.
-    return _integer(1, 100_000)(text)
-
-
 def _tokens(text: str) -> float:
     allowed = tr("a count from 1M to 10000T, such as 2T or 15e12; 0 for auto")
     value = _quantity(text, allowed)
@@ -261,45 +315,49 @@ _ALL = (
     Control("params", translatable("Parameters"), 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
     Control("precision", translatable("Precision"), _SCENARIO.precision, _precision),
     Control("gpu", translatable("GPU"), _SCENARIO.gpu, _choice(_gpus)),
-    Control("cards", translatable("Cards"), _SCENARIO.cards, _card_count),
+    # Kept as given (the slider adds it to its steps): a plan's 10 cards must not become 8.
+    _field("cards", translatable("Cards"), _SCENARIO.cards, "cards"),
     Control("link", translatable("Interconnect"), AUTO, _choice(_interconnects)),
     Control("net", translatable("Network"), AUTO, _choice(_networks)),
     Control("finetune", translatable("Fine-tuning method"), "lora", _choice(lambda: FINETUNE_OPTIONS)),
-    Control("rank", translatable("LoRA rank"), _SCENARIO.lora_rank, _integer(1, 1024)),
+    _field("rank", translatable("LoRA rank"), _SCENARIO.lora_rank, "lora_rank"),
     # Prices: renting at a rate (the catalog's unless typed) or owning the cards.
     Control("pricing", translatable("Pricing"), "rent", _choice(lambda: PRICING_OPTIONS)),
-    Control("price", translatable("Price per GPU-hour"), None, _number(0, 10_000), _price_text),
-    Control("years", translatable("Years of use"), 3.0, _number(0.5, 15), _big_number),
-    Control("kwh", translatable("Electricity price"), 0.10, _number(0, 2), _big_number),
-    Control("pue", translatable("PUE"), 1.3, _number(1, 3), _big_number),
+    _decimal_field("price", translatable("Price per GPU-hour"), None, "price_per_gpu_hour", shown=_price_text),
+    _decimal("years", translatable("Years of use"), 3.0, 0.5, 15.0),
+    _decimal("kwh", translatable("Electricity price"), 0.10, 0.0, 2.0),
+    _decimal("pue", translatable("PUE"), 1.3, 1.0, 3.0),
     # Workload, shared by the pages that use it.
-    Control("prompt", translatable("Prompt tokens"), _SCENARIO.prompt_len, _integer(1, 1_000_000)),
-    Control("output", translatable("Output tokens"), _SCENARIO.output_len, _integer(1, 1_000_000)),
-    Control("batch", translatable("Concurrent sequences"), 32, _integer(1, 100_000)),
+    _field("prompt", translatable("Prompt tokens"), _SCENARIO.prompt_len, "prompt_len"),
+    _field("output", translatable("Output tokens"), _SCENARIO.output_len, "output_len"),
+    _whole("batch", translatable("Concurrent sequences"), 32, 1, MAX_BATCH),
     Control("tokens", translatable("Training tokens"), 0.0, _tokens, format_tokens),
-    Control("util", translatable("Utilisation"), _SCENARIO.utilization, _number(0.01, 1.0), _big_number),
+    _decimal_field("util", translatable("Utilisation"), _SCENARIO.utilization, "utilization", least=0.01),
     # Training vs inference cost.
-    Control("traffic", translatable("Tokens served per day"), 1e9, _number(1e3, 1e15), _big_number),
-    Control("months", translatable("Months"), 24, _integer(1, 120)),
+    _decimal("traffic", translatable("Tokens served per day"), 1e9, 1e3, 1e15),
+    _whole("months", translatable("Months"), 24, 1, 120),
     Control("api", translatable("API price to compare"), AUTO, _choice(_prices)),
     # VRAM.
     Control("zero", translatable("ZeRO stage"), AUTO, _choice(lambda: ZERO_OPTIONS)),
     Control("tp", translatable("Tensor parallel"), AUTO, _choice(lambda: TP_OPTIONS)),
     Control("recompute", translatable("Recomputation"), AUTO, _choice(lambda: RECOMPUTE_OPTIONS)),
     Control("micro", translatable("Micro-batch"), AUTO, _choice(lambda: MICRO_BATCH_OPTIONS)),
-    Control("seq", translatable("Training sequence length"), 4096, _integer(128, 1_000_000)),
+    _field("seq", translatable("Training sequence length"), 4096, "seq_len", least=128),
     # Tokens per second.
-    Control("target", translatable("Latency target (ms per token)"), 50.0, _number(1, 10_000), _big_number),
+    _decimal("target", translatable("Latency target (ms per token)"), 50.0, 1.0, 10_000.0),
     Control("draft", translatable("Speculative decoding"), "off", _choice(lambda: DRAFT_OPTIONS)),
-    Control("accept", translatable("Draft acceptance"), _SCENARIO.draft_acceptance, _number(0.5, 0.95), _big_number),
+    # The slider asks about the acceptance rates speculative decoding reaches in practice (EAGLE, Medusa: 0.5-0.9).
+    _decimal_field(
+        "accept", translatable("Draft acceptance"), _SCENARIO.draft_acceptance, "draft_acceptance", least=0.5, most=0.95
+    ),
     # Sections of the Method and GPU anatomy pages (one is drawn at a time).
     # The Plan page's targets.
     Control("plan_goal", translatable("Plan for"), "serve", _choice(lambda: PLAN_GOALS)),
-    Control("plan_tps", translatable("Output tokens per second"), 5000.0, _number(1e-3, 1e12), _big_number),
-    Control("plan_tpot", translatable("Time per output token (ms)"), 50.0, _number(1e-3, 1e7), _big_number),
-    Control("plan_ttft", translatable("Time to first token (ms, 0: none)"), 0.0, _number(0, 1e8), _big_number),
-    Control("plan_days", translatable("Days to train"), 30.0, _number(1e-3, 1e5), _big_number),
-    Control("plan_budget", translatable("Budget (USD, 0: none)"), 0.0, _number(0, 1e13), _big_number),
+    _decimal("plan_tps", translatable("Output tokens per second"), 5000.0, 1e-3, 1e12),
+    _decimal("plan_tpot", translatable("Time per output token (ms)"), 50.0, 1e-3, 1e7),
+    _decimal("plan_ttft", translatable("Time to first token (ms, 0: none)"), 0.0, 0.0, 1e8),
+    _decimal("plan_days", translatable("Days to train"), 30.0, 1e-3, 1e5),
+    _decimal("plan_budget", translatable("Budget (USD, 0: none)"), 0.0, 0.0, 1e13),
     Control("plan_prec", translatable("Formats to weigh"), [], _precision_list, ",".join),
     Control("method_view", translatable("Method section"), "assumptions", _choice(lambda: METHOD_VIEWS)),
     Control("anatomy_view", translatable("Anatomy section"), "hierarchy", _choice(lambda: ANATOMY_VIEWS)),

@@ -10,7 +10,7 @@ import streamlit as st
 
 from model.pricing import Owning, PriceQuote, market_rent_ratio, owning_price, rental_price
 from ui.catalog import session_catalog
-from ui.controls import PRICING_OPTIONS
+from ui.controls import PRICING_OPTIONS, bounds
 from ui.i18n import tr, translatable
 from ui.remount import held_value
 
@@ -36,8 +36,7 @@ def render_prices() -> None:
             catalog_price = rental_price(gpu, market_rent_ratio())
             st.number_input(
                 tr("USD per GPU-hour"),
-                0.0,
-                10_000.0,
+                *bounds("price"),
                 held_value("price"),
                 step=0.1,
                 format="%.2f",
@@ -49,9 +48,9 @@ def render_prices() -> None:
             )
         else:
             c1, c2, c3 = st.columns(3)
-            c1.number_input(tr("Years"), 0.5, 15.0, held_value("years"), step=0.5, key="years")
-            c2.number_input(tr("$/kWh"), 0.0, 2.0, held_value("kwh"), step=0.01, format="%.2f", key="kwh")
-            c3.number_input("PUE", 1.0, 3.0, held_value("pue"), step=0.05, format="%.2f", key="pue")
+            c1.number_input(tr("Years"), *bounds("years"), held_value("years"), step=0.5, key="years")
+            c2.number_input(tr("$/kWh"), *bounds("kwh"), held_value("kwh"), step=0.01, format="%.2f", key="kwh")
+            c3.number_input("PUE", *bounds("pue"), held_value("pue"), step=0.05, format="%.2f", key="pue")
         quote = current_price(gpu.id)
         st.caption(price_caption(gpu.short_name, quote))
 

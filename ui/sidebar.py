@@ -23,6 +23,7 @@ from ui.controls import (
     GOAL_OPTIONS,
     PARAM_STEPS_B,
     format_params,
+    int_bounds,
     load_from_url,
     save_to_url,
     steps_with,
@@ -278,7 +279,11 @@ def _render_finetune() -> None:
         ),
     )
     c2.number_input(
-        tr("LoRA rank"), 1, 1024, held_value("rank"), key="rank", disabled=st.session_state["finetune"] == "full"
+        tr("LoRA rank"),
+        *int_bounds("rank"),
+        held_value("rank"),
+        key="rank",
+        disabled=st.session_state["finetune"] == "full",
     )
 
 

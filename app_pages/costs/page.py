@@ -6,7 +6,7 @@ from model.analyses.economics import cost_over_time
 from model.analyses.scaling import OWN_LINKS, card_counts, link_variants, scaling_with_cards
 from ui.catalog import session_catalog
 from ui.charts import show_chart
-from ui.controls import AUTO, steps_with
+from ui.controls import AUTO, bounds, int_bounds, steps_with
 from ui.format import NOT_RUN
 from ui.i18n import tr
 from ui.page import estimate_or_stop
@@ -36,8 +36,7 @@ c1.select_slider(
 )
 c2.slider(
     tr("Months"),
-    1,
-    120,
+    *int_bounds("months"),
     value=held_value("months"),
     key="months",
     persist_state="session",
@@ -69,8 +68,7 @@ with st.expander(tr("Training tokens and serving utilisation")):
     )
     t2.slider(
         tr("Utilisation of the serving cards"),
-        0.01,
-        1.0,
+        *bounds("util"),
         value=held_value("util"),
         step=0.01,
         format="percent",

@@ -8,7 +8,7 @@ from model.pricing import Owning
 from model.units import format_count
 from ui.catalog import USER_CATALOG_KEY, session_catalog
 from ui.charts import show_chart
-from ui.controls import PLAN_GOALS, TP_OPTIONS, TRAINING_FORMATS
+from ui.controls import PLAN_GOALS, TP_OPTIONS, TRAINING_FORMATS, bounds
 from ui.i18n import tr
 from ui.page import estimate_or_stop
 from ui.remount import held_value
@@ -56,12 +56,28 @@ st.multiselect(
 weighed = tuple(precision for precision in state["plan_prec"] if precision in offered) or (scenario.precision,)
 c1, c2, c3 = st.columns(3)
 if goal == "serve":
-    c1.number_input(tr("Output tokens per second, in total"), 0.001, 1e12, held_value("plan_tps"), key="plan_tps")
-    c2.number_input(tr("Time per output token (ms)"), 0.001, 1e7, held_value("plan_tpot"), key="plan_tpot")
-    c3.number_input(tr("Time to first token (ms, 0: none)"), 0.0, 1e8, held_value("plan_ttft"), key="plan_ttft")
+    c1.number_input(
+        tr("Output tokens per second, in total"),
+        *bounds("plan_tps"),
+        held_value("plan_tps"),
+        key="plan_tps",
+    )
+    c2.number_input(tr("Time per output token (ms)"), *bounds("plan_tpot"), held_value("plan_tpot"), key="plan_tpot")
+    c3.number_input(
+        tr("Time to first token (ms, 0: none)"),
+        *bounds("plan_ttft"),
+        held_value("plan_ttft"),
+        key="plan_ttft",
+    )
 else:
-    c1.number_input(tr("Days to train"), 0.001, 1e5, held_value("plan_days"), key="plan_days")
-    c2.number_input(tr("Budget (USD, 0: none)"), 0.0, 1e13, held_value("plan_budget"), step=1e5, key="plan_budget")
+    c1.number_input(tr("Days to train"), *bounds("plan_days"), held_value("plan_days"), key="plan_days")
+    c2.number_input(
+        tr("Budget (USD, 0: none)"),
+        *bounds("plan_budget"),
+        held_value("plan_budget"),
+        step=1e5,
+        key="plan_budget",
+    )
     mode = tr("fine-tuning") if current_goal() == "finetune" else tr("pre-training")
     c3.markdown(
         tr(

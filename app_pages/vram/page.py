@@ -5,7 +5,7 @@ from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.step_chart import step_parts_chart
 from app_pages.vram.view import vram_view
 from ui.charts import show_chart
-from ui.controls import feasible_tp_options
+from ui.controls import feasible_tp_options, int_bounds
 from ui.i18n import tr
 from ui.layout_rows import option_labels
 from ui.memory_chart import memory_breakdown_chart
@@ -30,7 +30,12 @@ with left.container(border=True):
         persist_state="session",
     )
     c2.number_input(
-        tr("Sequence length (tokens)"), 128, 1_000_000, held_value("seq"), step=1024, key="seq", persist_state="session"
+        tr("Sequence length (tokens)"),
+        *int_bounds("seq"),
+        held_value("seq"),
+        step=1024,
+        key="seq",
+        persist_state="session",
     )
     # One control per row: at a projector's 1280 px the longer ones would be cut in half a box.
     for key, label in (
@@ -54,14 +59,28 @@ with left.container(border=True):
 with right.container(border=True):
     st.markdown(f"**{tr('Serving')}**")
     st.number_input(
-        tr("Concurrent sequences per replica"), 1, 100_000, held_value("batch"), key="batch", persist_state="session"
+        tr("Concurrent sequences per replica"),
+        *int_bounds("batch"),
+        held_value("batch"),
+        key="batch",
+        persist_state="session",
     )
     c1, c2 = st.columns(2)
     c1.number_input(
-        tr("Prompt tokens"), 1, 1_000_000, held_value("prompt"), step=256, key="prompt", persist_state="session"
+        tr("Prompt tokens"),
+        *int_bounds("prompt"),
+        held_value("prompt"),
+        step=256,
+        key="prompt",
+        persist_state="session",
     )
     c2.number_input(
-        tr("Output tokens"), 1, 1_000_000, held_value("output"), step=256, key="output", persist_state="session"
+        tr("Output tokens"),
+        *int_bounds("output"),
+        held_value("output"),
+        step=256,
+        key="output",
+        persist_state="session",
     )
 
 scenario = current_scenario(**rows_vram.vram_settings(st.session_state))

@@ -55,3 +55,54 @@ def test_streamlits_own_embed_keys_are_passed_over_without_a_warning():
     # Community Cloud embeds an app with ?embed=true; that link is not a bad link.
     values, warnings = load_from_url({"embed": ["true"], "embed_options": ["dark_theme"]})
     assert values == {} and warnings == []
+
+
+SCENARIO_FIELDS = {
+    "cards": "cards",
+    "rank": "lora_rank",
+    "prompt": "prompt_len",
+    "output": "output_len",
+    "seq": "seq_len",
+    "price": "price_per_gpu_hour",
+    "util": "utilization",
+    "accept": "draft_acceptance",
+}
+"""Controls that set a scenario field, and the field whose range model.limits defines."""
+
+
+@pytest.mark.parametrize(("key", "field"), SCENARIO_FIELDS.items())
+def test_a_scenario_fields_control_takes_no_value_the_engine_refuses(key, field):
+    from model.limits import FLOAT_LIMITS, INT_LIMITS
+
+    low, high = CONTROLS[key].bounds
+    engine_low, engine_high = INT_LIMITS[field] if field in INT_LIMITS else FLOAT_LIMITS[field][:2]
+    assert engine_low <= low < high <= engine_high
+    # The link accepts the control's whole range and nothing past it.
+    assert CONTROLS[key].parse(f"{high:g}") == pytest.approx(high)
+    with pytest.raises(ValueError):
+        CONTROLS[key].parse(f"{high * 2:g}")
+
+
+def test_whole_number_fields_take_the_engines_full_range_from_a_link():
+    from model.limits import INT_LIMITS
+
+    for key in ("cards", "rank", "prompt", "output"):
+        assert CONTROLS[key].bounds == INT_LIMITS[SCENARIO_FIELDS[key]]
+
+
+def test_no_number_widget_writes_its_own_range():
+    # Ranges have one home (the Control, which reads model.limits for scenario fields): a widget
+    # that writes min/max literals would drift from what its link accepts.
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for path in [*root.glob("app_pages/*/*.py"), *root.glob("ui/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("number_input", "slider"):
+                literal = [arg for arg in node.args[1:3] if isinstance(arg, ast.Constant)]
+                literal += [kw for kw in node.keywords if kw.arg in ("min_value", "max_value")]
+                if literal:
+                    offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert offenders == []
