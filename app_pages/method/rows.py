@@ -10,10 +10,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from model import SERVING_MEMORY_FRACTION, UNCERTAIN_SPREAD, serving_capacity
 from model.catalog import DRIVER_RESERVED_BYTES, Gpu
 from model.explain import FORMULA_GROUPS, FORMULAS, Assumption, Formula
-from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
-from model.results import UNCERTAIN_SPREAD
 from model.seeds import APPROXIMATE_TOLERANCE, PARTLY_FACTOR, SPEC_TOLERANCE, VERDICTS, ClaimCheck
 from model.validation import ValidationReport
 from ui.i18n import DEFAULT_LANGUAGE, current_language, tr, translatable

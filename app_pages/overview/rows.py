@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from model import Estimate, InferenceEstimate
+from model import Estimate, InferenceEstimate, replica_name
 from model.analyses.compare import TokenTimeComparison
 from model.catalog import Gpu
-from model.layouts.serving import replica_name
 from model.units import format_count
 from ui.format import bytes_gb, duration, milliseconds
 from ui.i18n import tr, translatable
