@@ -7,12 +7,39 @@ result.training.time_s, result.inference.tpot_s, result.to_dict()
 
 from model.analyses.plan import Plan, PlanOption, pareto_front, plan_serving, plan_training
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
-from model.estimate import estimate
-from model.limits import ScenarioError
-from model.results import Estimate, InferenceEstimate, Range, TrainingEstimate
-from model.scenario import Scenario
+from model.estimate import estimate, training_refused
+from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
+from model.layouts.serving import replica_name
+from model.limits import FLOAT_LIMITS, INT_LIMITS, ScenarioError
+from model.memory import TrainingMemory
+from model.precision import PRECISIONS
+from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
+from model.scenario import MAX_BATCH, Scenario, resolve
+
+PUBLIC_MODULES = (
+    "model",
+    "model.analyses",
+    "model.caches",
+    "model.catalog",
+    "model.explain",
+    "model.pricing",
+    "model.results",
+    "model.seeds",
+    "model.units",
+    "model.validation",
+)
+"""What the app and scripts may import, with their submodules (each analysis is a module of
+``model.analyses``); everything else (layouts, memory, inference, training, the scenario's
+resolution) is the engine's inside, reached through the names above."""
 
 __all__ = [
+    "FLOAT_LIMITS",
+    "INT_LIMITS",
+    "MAX_BATCH",
+    "PRECISIONS",
+    "PUBLIC_MODULES",
+    "SERVING_MEMORY_FRACTION",
+    "UNCERTAIN_SPREAD",
     "Catalog",
     "CatalogError",
     "Estimate",
@@ -23,6 +50,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "TrainingEstimate",
+    "TrainingMemory",
     "default_catalog",
     "estimate",
     "load_user_catalog",
@@ -30,4 +58,8 @@ __all__ = [
     "parse_user_catalog",
     "plan_serving",
     "plan_training",
+    "replica_name",
+    "resolve",
+    "serving_capacity",
+    "training_refused",
 ]

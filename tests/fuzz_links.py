@@ -31,10 +31,9 @@ import streamlit as st
 from app_pages.costs.rows import chosen_api_price
 from app_pages.tokens.decode import speculative_settings
 from app_pages.vram.rows import vram_settings
-from model import ScenarioError, estimate, plan_serving, plan_training
+from model import PRECISIONS, ScenarioError, estimate, plan_serving, plan_training
 from model.analyses.economics import cost_over_time
 from model.analyses.serving import batch_sweep, knee_batch, largest_batch_within_latency
-from model.precision import PRECISIONS
 from model.pricing import Owning
 from tests.fuzzing import _GOOD_GPU, _GOOD_MODEL, _HOSTILE, _mutated_row, shared_link
 from ui.catalog import USER_CATALOG_KEY, session_catalog

@@ -35,13 +35,12 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from model import Scenario, ScenarioError, default_catalog, estimate
+from model import PRECISIONS, Scenario, ScenarioError, default_catalog, estimate, serving_capacity
 from model.analyses.fit import with_context
 from model.analyses.verdict import GOALS, Fix, Verdict, goal_scenario, goal_verdict
 from model.cli import main as cli_main
 from model.efficiency import EXPECTED
-from model.inference import serving_capacity
-from model.precision import KV_PRECISIONS, PRECISIONS, QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+from model.precision import KV_PRECISIONS, QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
 from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, with_batch
 
 __all__ = [

@@ -17,10 +17,9 @@ import sys
 
 import pytest
 
-from model import Scenario, ScenarioError
+from model import PRECISIONS, Scenario, ScenarioError
 from model.analyses.verdict import Fix, Verdict
 from model.cli import build_parser, scenario_from_args
-from model.precision import PRECISIONS
 from tests import invariants
 from tests.invariants import (
     CHECKS,

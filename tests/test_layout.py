@@ -229,3 +229,21 @@ def test_a_page_script_does_no_arithmetic():
             if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ARITHMETIC)
         )
     assert found == []
+
+
+def test_the_app_reaches_the_engine_only_through_its_public_modules():
+    # model.PUBLIC_MODULES is the engine's API: the app never imports its inside (layouts, memory,
+    # inference, the scenario's resolution), so the engine can change those without breaking a page.
+    from model import PUBLIC_MODULES
+
+    inside = []
+    for path in SOURCES:
+        if _module_name(path).split(".")[0] not in ("app_pages", "ui", "app"):
+            continue
+        for line, module, name in _imports(path):
+            if module.split(".")[0] != "model" or module == "model":  # the root's names are the API itself
+                continue
+            target = f"{module}.{name}" if _module_path(f"{module}.{name}") is not None else module
+            if not any(target == public or target.startswith(public + ".") for public in PUBLIC_MODULES[1:]):
+                inside.append(f"{path.relative_to(ROOT)}:{line}: {target}")
+    assert inside == []

@@ -14,11 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from model import Scenario
+from model import FLOAT_LIMITS, INT_LIMITS, MAX_BATCH, PRECISIONS, Scenario
 from model.analyses.verdict import GOALS
-from model.limits import FLOAT_LIMITS, INT_LIMITS
-from model.precision import PRECISIONS
-from model.scenario import MAX_BATCH
 from model.units import parse_quantity
 from model.validation import KINDS
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGE_KEY, LANGUAGES, tr, translatable

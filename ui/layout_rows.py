@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model import Estimate, TrainingEstimate
-from model.layouts.serving import replica_name
+from model import Estimate, TrainingEstimate, replica_name
 from ui.format import NOT_RUN, bytes_gb, duration
 from ui.i18n import tr, translatable
 from ui.text import listed, sentences

@@ -17,9 +17,8 @@ import zlib
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from model import Scenario, ScenarioError
+from model import Scenario, ScenarioError, resolve
 from model.catalog import MAX_USER_CATALOG_BYTES
-from model.scenario import resolve
 from ui.i18n import tr
 
 __all__ = [

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from model import Estimate
+from model import SERVING_MEMORY_FRACTION, Estimate, serving_capacity
 from model.catalog import Gpu
-from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
 from ui.format import bytes_gb, capacity_text
 from ui.i18n import tr, translatable
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from model import Scenario
-from model.precision import PRECISIONS
+from model import PRECISIONS, Scenario
 from ui.catalog import session_catalog
 from ui.controls import (
     AUTO,

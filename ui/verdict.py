@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from model import SERVING_MEMORY_FRACTION, serving_capacity
 from model.analyses.verdict import Fix, Verdict
-from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
 from ui.format import bytes_gb, percent
 from ui.i18n import tr, translatable
 

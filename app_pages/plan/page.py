@@ -2,8 +2,7 @@ import streamlit as st
 
 from app_pages.plan import rows
 from app_pages.plan.charts import plan_chart
-from model import Scenario, ScenarioError, pareto_front, plan_serving, plan_training
-from model.precision import PRECISIONS
+from model import PRECISIONS, Scenario, ScenarioError, pareto_front, plan_serving, plan_training
 from model.pricing import Owning
 from model.units import format_count
 from ui.catalog import USER_CATALOG_KEY, session_catalog

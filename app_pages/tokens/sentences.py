@@ -9,10 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from app_pages.tokens.rows import BOUND_LABELS, target_label
-from model import InferenceEstimate
+from model import InferenceEstimate, replica_name, serving_capacity
 from model.analyses.serving import BatchPoint, Knee, LatencyFit, SweepReplica
-from model.inference import serving_capacity
-from model.layouts.serving import replica_name
 from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, per_second
 from ui.i18n import tr
 from ui.memory_rows import budget_text

@@ -9,9 +9,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from model import Estimate
+from model import Estimate, serving_capacity
 from model.analyses.fit import KnobSweep, LoadPoint
-from model.inference import serving_capacity
 from ui.controls import MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb
 from ui.i18n import tr, translatable

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import math
 
-from model import Estimate
+from model import Estimate, TrainingMemory, serving_capacity, training_refused
 from model.analyses.fit import KnobSweep, largest_component
-from model.estimate import training_refused
-from model.inference import serving_capacity
-from model.memory import TrainingMemory
 from ui.format import bytes_gb, duration
 from ui.i18n import tr, translatable
 from ui.layout_rows import training_layout_text

@@ -289,7 +289,7 @@ def test_a_catalog_path_with_a_nul_or_a_newline_is_refused_on_one_line(path, sho
 @pytest.mark.parametrize("field", ["tp", "pp", "dp", "cards", "attention_dp", "prompt_len"])
 def test_each_flag_takes_its_range_from_the_engines_one_table(field):
     # Issue 30: the CLI allowed tp up to 1,000,000 while the engine allowed 4,096.
-    from model.limits import INT_LIMITS
+    from model import INT_LIMITS
 
     low, high = INT_LIMITS[field]
     flag = "--" + field.replace("_", "-")

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from model import Scenario, ScenarioError
-from model.limits import FLOAT_LIMITS, INT_LIMITS, check_choice, check_float, check_int, check_ranges
+from model import FLOAT_LIMITS, INT_LIMITS, Scenario, ScenarioError
+from model.limits import check_choice, check_float, check_int, check_ranges
 
 
 @pytest.mark.parametrize("field", sorted(INT_LIMITS))

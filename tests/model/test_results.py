@@ -2,8 +2,8 @@
 
 import pytest
 
-from model import Range, Scenario, default_catalog, estimate
-from model.results import NOTES, UNCERTAIN_SPREAD, Note
+from model import UNCERTAIN_SPREAD, Range, Scenario, default_catalog, estimate
+from model.results import NOTES, Note
 
 CATALOG = default_catalog()
 

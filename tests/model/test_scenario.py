@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from model import Scenario, ScenarioError, default_catalog
-from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS, MAX_BATCH, resolve, trains_adapters
+from model import MAX_BATCH, Scenario, ScenarioError, default_catalog, resolve
+from model.scenario import CHINCHILLA_TOKENS_PER_PARAM, DEFAULT_FINETUNE_TOKENS, trains_adapters
 
 CATALOG = default_catalog()
 

@@ -72,7 +72,7 @@ SCENARIO_FIELDS = {
 
 @pytest.mark.parametrize(("key", "field"), SCENARIO_FIELDS.items())
 def test_a_scenario_fields_control_takes_no_value_the_engine_refuses(key, field):
-    from model.limits import FLOAT_LIMITS, INT_LIMITS
+    from model import FLOAT_LIMITS, INT_LIMITS
 
     low, high = CONTROLS[key].bounds
     engine_low, engine_high = INT_LIMITS[field] if field in INT_LIMITS else FLOAT_LIMITS[field][:2]
@@ -84,7 +84,7 @@ def test_a_scenario_fields_control_takes_no_value_the_engine_refuses(key, field)
 
 
 def test_whole_number_fields_take_the_engines_full_range_from_a_link():
-    from model.limits import INT_LIMITS
+    from model import INT_LIMITS
 
     for key in ("cards", "rank", "prompt", "output"):
         assert CONTROLS[key].bounds == INT_LIMITS[SCENARIO_FIELDS[key]]

@@ -1,7 +1,6 @@
 """The memory breakdown chart the Overview and the VRAM page share: the card, and the server's budget beside it."""
 
-from model import default_catalog
-from model.inference import serving_capacity
+from model import default_catalog, serving_capacity
 from ui.charts import _fill, _template
 from ui.memory_chart import memory_breakdown_chart
 from ui.memory_rows import serving_budget_row

@@ -1,8 +1,7 @@
 """A goal's verdict in words: only the fixes the engine checked, each with its memory, and the serving budget."""
 
-from model import Scenario, default_catalog
+from model import Scenario, default_catalog, serving_capacity
 from model.analyses.verdict import Fix, Verdict, goal_verdict
-from model.inference import serving_capacity
 from ui.format import bytes_gb
 from ui.i18n import use_language
 from ui.verdict import fix_with_memory, verdict_headline, verdict_reason

@@ -2,10 +2,9 @@
 
 from app_pages.anatomy import rows as rows_anatomy
 from app_pages.anatomy.charts import KIND_COLORS, generations_chart, hierarchy_chart, links_chart
-from model import Scenario, default_catalog
+from model import Scenario, default_catalog, resolve
 from model.analyses.anatomy import links, memory_hierarchy, read_times
 from model.analyses.generations import generations
-from model.scenario import resolve
 from ui.charts import _fill, _template
 
 CATALOG = default_catalog()

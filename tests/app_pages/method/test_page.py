@@ -64,8 +64,7 @@ def test_a_shared_link_restores_the_scenario_the_assumptions_describe():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_shared_rules_state_the_serving_budget_and_reserve_with_the_engines_figures(lang):
-    from model import default_catalog
-    from model.inference import serving_capacity
+    from model import default_catalog, serving_capacity
 
     at = open_page("method", method_view="rules", gpu="rtx-4090", lang=lang)
     text = "\n".join(block.value for block in at.markdown)

@@ -2,8 +2,7 @@ import json
 
 import pytest
 
-from model import Scenario, default_catalog, estimate
-from model.inference import serving_capacity
+from model import Scenario, default_catalog, estimate, serving_capacity
 from tests.app.conftest import metric_values, open_page, sidebar_moves
 from ui.controls import CONTROLS
 

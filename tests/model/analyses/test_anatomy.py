@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from model import Scenario, ScenarioError, default_catalog, parse_user_catalog
+from model import Scenario, ScenarioError, default_catalog, parse_user_catalog, resolve
 from model.analyses.anatomy import (
     HOST_MEMORY_PER_GPU_BYTES,
     SHARED_MEMORY_BYTES_PER_CLOCK_PER_SM,
@@ -14,7 +14,6 @@ from model.analyses.anatomy import (
     memory_hierarchy,
     read_times,
 )
-from model.scenario import resolve
 
 CATALOG = default_catalog()
 H100 = CATALOG.gpus["h100-sxm"]
