@@ -5,7 +5,7 @@ import streamlit as st
 from ui.i18n import current_language, tr
 from ui.navigation import build_pages
 from ui.share import render_share
-from ui.sidebar import init_state, render_scenario_sidebar, sync_url
+from ui.sidebar import init_state, render_link_notice, render_scenario_sidebar, sync_url
 
 st.set_page_config(page_title=tr("GPU what-if explorer"), page_icon=":material/memory:", layout="wide")
 init_state()
@@ -15,5 +15,6 @@ if pages_key not in st.session_state:
 page = st.navigation(st.session_state[pages_key])
 render_scenario_sidebar()
 render_share(page.title)
+render_link_notice()
 page.run()
 sync_url()

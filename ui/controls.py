@@ -9,6 +9,7 @@ address bar always reproduces what is on screen, page included (the page is the 
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ __all__ = [
     "format_tokens",
     "int_bounds",
     "load_from_url",
+    "nearest_choice",
     "save_to_url",
     "steps_with",
 ]
@@ -132,10 +134,31 @@ class Control:
     """The least and most a number control takes: what its widget offers and its link accepts (one home)."""
 
 
+def nearest_choice(text: str, allowed: Iterable[str]) -> str | None:
+    """Return the allowed value a mistyped one most likely meant ('h1000' -> 'h100-sxm'), or None.
+
+    difflib's ratio (matching characters over both lengths), against the whole id and against its
+    family (the part before the first '-': 'h100' of 'h100-sxm'), at 0.6 or more; the whole id's
+    ratio breaks ties, then the catalog's order. Case is ignored, as a typed id's often is.
+    """
+    typed = text.lower()
+    best, best_score = None, (0.6, 0.0)
+    for option in allowed:
+        whole = difflib.SequenceMatcher(None, typed, option.lower()).ratio()
+        family = difflib.SequenceMatcher(None, typed, option.lower().split("-")[0]).ratio()
+        score = (max(whole, family), whole)
+        if score > best_score:
+            best, best_score = option, score
+    return best
+
+
 def _choice(options: Callable[[], Mapping[str, Any] | tuple[str, ...]]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         allowed = options()
         if text not in allowed:
+            guess = nearest_choice(text, allowed)
+            if guess is not None:
+                raise NotAllowedError(tr("did you mean {value}?", value=guess))
             shown = ", ".join(list(allowed)[:8]) + (", ..." if len(allowed) > 8 else "")
             raise NotAllowedError(tr("one of {values}", values=shown))
         return text

@@ -47,6 +47,7 @@ __all__ = [
     "current_goal",
     "current_scenario",
     "init_state",
+    "render_link_notice",
     "render_scenario_sidebar",
     "sync_url",
 ]
@@ -181,6 +182,23 @@ def _link_labeller(table: str, gpu_id: str) -> Callable[[str], str]:
     return label
 
 
+def render_link_notice() -> None:
+    """Say once, above the page, which of the link's settings were not used, and what was kept instead.
+
+    One short box in the main area (not a stack in the sidebar): each dropped setting with its
+    nearest valid value where one is close ("did you mean h100-sxm?").
+    """
+    messages = st.session_state.pop(_WARNINGS, [])
+    if not messages:
+        return
+    head = tr(
+        "Link: {message}",
+        message=tr("{n} of its settings could not be used; the rest opened as linked.", n=f"{len(messages):,}"),
+    )
+    lines = "\n".join(f"- {escape_markdown(message)}" for message in messages)
+    st.warning(f"{head}\n{lines}", icon=":material/link_off:")
+
+
 def render_scenario_sidebar() -> None:
     """Draw the scenario controls in the sidebar (call once per run, before the page)."""
     catalog = session_catalog()
@@ -194,8 +212,6 @@ def render_scenario_sidebar() -> None:
             required=True,
             label_visibility="collapsed",
         )
-        for message in st.session_state.pop(_WARNINGS, []):
-            st.warning(tr("Link: {message}", message=escape_markdown(message)), icon=":material/link_off:")
         st.segmented_control(
             tr("What do you want to do?"),
             GOAL_OPTIONS,

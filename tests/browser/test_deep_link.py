@@ -23,10 +23,12 @@ def test_deep_link_to_a_page_on_a_fresh_server_shows_that_page_and_scenario(page
     screenshot(page, "deep-link-vram")
 
 
-def test_a_bad_link_value_falls_back_with_a_short_warning(page, app_url):
-    open_app(page, f"{app_url}/?cards=zero&gpu=h9000")
+def test_a_bad_link_value_falls_back_with_one_short_notice_above_the_page(page, app_url):
+    open_app(page, f"{app_url}/?cards=zero&gpu=h1000")
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    expect(page.get_by_test_id("stSidebar").get_by_test_id("stAlert")).to_have_count(2)
-    expect(page.get_by_test_id("stSidebar")).to_contain_text("is not allowed")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stAlert").first).to_contain_text("2 of its settings could not be used")
+    expect(main).to_contain_text("'h1000' is not allowed (did you mean h100-sxm?)")
+    expect(page.get_by_test_id("stSidebar").get_by_test_id("stAlert")).to_have_count(0)
     wait_for_app_run(page)
     expect(page).not_to_have_url(re.compile(r"h9000"))

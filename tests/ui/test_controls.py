@@ -106,3 +106,17 @@ def test_no_number_widget_writes_its_own_range():
                 if literal:
                     offenders.append(f"{path.relative_to(root)}:{node.lineno}")
     assert offenders == []
+
+
+@pytest.mark.parametrize(
+    ("key", "typed", "meant"),
+    [("gpu", "h1000", "h100-sxm"), ("gpu", "H200", "h200"), ("gpu", "rtx4090", "rtx-4090"), ("goal", "sevre", "serve")],
+)
+def test_a_mistyped_id_names_the_nearest_valid_one(key, typed, meant):
+    _, warnings = load_from_url({key: [typed]})
+    assert f"did you mean {meant}?" in warnings[0]
+
+
+def test_an_id_far_from_every_valid_one_lists_what_is_allowed_instead():
+    _, warnings = load_from_url({"gpu": ["zzzzzz"]})
+    assert "did you mean" not in warnings[0] and "(one of " in warnings[0]
