@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.charts import presenting
 from ui.i18n import current_language, tr
 from ui.navigation import build_pages
 from ui.share import render_share
@@ -12,9 +13,12 @@ init_state()
 pages_key = f"_pages_{current_language()}"  # titles in the visit's language; the addresses stay
 if pages_key not in st.session_state:
     st.session_state[pages_key] = build_pages()
-page = st.navigation(st.session_state[pages_key])
+# The page list across the top: the sidebar starts with the scenario, which fits a projector's 720 px.
+page = st.navigation(st.session_state[pages_key], position="top")
 render_scenario_sidebar()
 render_share(page.title)
 render_link_notice()
+if presenting():  # the first screen is the page's: less empty space above the title
+    st.html("<style>[data-testid='stMainBlockContainer']{padding-top:3.5rem}</style>")
 page.run()
 sync_url()

@@ -30,10 +30,12 @@ from ui.layout_rows import STEP_PARTS
 __all__ = [
     "COMPONENT_COLORS",
     "PART_COLORS",
+    "TEXT_PX",
     "Rows",
     "component_color_scale",
     "data_of",
     "part_color_scale",
+    "presenting",
     "show_chart",
 ]
 
@@ -76,17 +78,58 @@ def data_of(rows: ChartData) -> alt.Data | alt.NamedData:
     return alt.Data(values=[dict(row) for row in rows])
 
 
+TEXT_PX: dict[bool, int] = {False: 14, True: 16}
+"""The smallest chart text (axis labels and titles, legends, value labels), by presentation mode:
+14 px reads on a laptop, 16 px from the back of a meeting room at 1280 x 720 (issue 31)."""
+_FONT_KEYS = ("fontSize", "labelFontSize", "titleFontSize")
+
+
+def _legible(node: Any, least: int) -> Any:
+    """Return the spec with every font size raised to at least ``least`` px (larger ones kept)."""
+    if isinstance(node, dict):
+        return {
+            key: max(value, least) if key in _FONT_KEYS and isinstance(value, int | float) else _legible(value, least)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_legible(item, least) for item in node]
+    return node
+
+
+def _text_config(least: int) -> dict[str, Any]:
+    """Vega-Lite defaults for text the builders leave unsized: axes, legends, titles and text marks."""
+    axis = {"labelFontSize": least, "titleFontSize": least, "titleLimit": 0, "labelLimit": 0}
+    return {
+        "axis": axis,
+        "legend": {"labelFontSize": least, "titleFontSize": least, "labelLimit": 0, "titleLimit": 0},
+        "header": {"labelFontSize": least, "titleFontSize": least},
+        "title": {"fontSize": least + 2},
+        "text": {"fontSize": least},
+    }
+
+
+def presenting() -> bool:
+    """Return whether the visit is in presentation mode (the sidebar's toggle, ``present=1`` in the link)."""
+    return bool(st.session_state.get("present", False))
+
+
 @once(maxsize=256)  # sessions opening the same link at once build each chart once
 def _template(
     builder: Callable[..., alt.TopLevelMixin],
     names: tuple[str, ...],
     static: tuple[tuple[str, Any], ...],
     language: str = DEFAULT_LANGUAGE,
+    least_px: int = TEXT_PX[False],
 ) -> dict[str, Any]:
     placeholders = {name: alt.NamedData(name=name) for name in names}
     with use_language(language):  # the builder's titles in the visit's language, one template per language
         spec: dict[str, Any] = builder(**placeholders, **dict(static)).to_dict(validate=False)
     spec.pop("datasets", None)
+    # One text-size rule for every chart: no text under the mode's least size, whatever a builder set.
+    spec = _legible(spec, least_px)
+    config = spec.setdefault("config", {})
+    for group, values in _text_config(least_px).items():
+        config[group] = {**values, **_legible(config.get(group, {}), least_px)}
     if "data" in spec:
         # Altair hoists data the layers share; push it back down so it stays JSON.
         if "layer" not in spec:
@@ -114,7 +157,8 @@ def show_chart(builder: Callable[..., alt.TopLevelMixin], *, height: int | None 
     """
     data = {name: value for name, value in arguments.items() if isinstance(value, list | tuple)}
     static = tuple(sorted((name, value) for name, value in arguments.items() if name not in data))
-    spec = _fill(_template(builder, tuple(sorted(data)), static, current_language()), data)
+    least = TEXT_PX[presenting()]
+    spec = _fill(_template(builder, tuple(sorted(data)), static, current_language(), least), data)
     if height is not None:
         spec["height"] = height
     st.vega_lite_chart(None, spec, width="stretch")

@@ -36,6 +36,7 @@ __all__ = [
     "MICRO_BATCH_OPTIONS",
     "PARAM_STEPS_B",
     "PLAN_GOALS",
+    "PRESENT",
     "PRICING_OPTIONS",
     "RECOMPUTE_OPTIONS",
     "TP_OPTIONS",
@@ -57,6 +58,8 @@ __all__ = [
 Step = TypeVar("Step", int, float)
 
 AUTO = "auto"
+PRESENT = "present"
+"""The session key and link parameter of presentation mode (``present=1``)."""
 """Interconnect/network value meaning: the GPU's own default link."""
 CUSTOM = "custom"
 """Model value meaning: a bare parameter count from the slider."""
@@ -318,6 +321,18 @@ def _tokens(text: str) -> float:
     return value
 
 
+def _flag(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise NotAllowedError(tr("one of 1 (on), 0 (off)"))
+
+
+def _flag_text(value: bool) -> str:
+    return "1" if value else "0"
+
+
 def _price_text(value: float | None) -> str:
     return tr("the catalog's") if value is None else f"{value:.6g}"
 
@@ -329,6 +344,8 @@ def _big_number(value: float) -> str:
 _ALL = (
     # The language (without it in the link, the browser's language decides: ui.sidebar.init_state).
     Control(LANGUAGE_KEY, translatable("Language"), DEFAULT_LANGUAGE, _choice(lambda: tuple(LANGUAGES))),
+    # Presentation mode: larger chart text, one-line titles, the main chart on the first screen.
+    Control(PRESENT, translatable("Presentation mode"), False, _flag, _flag_text),
     # The sidebar scenario.
     Control("goal", translatable("Goal"), "serve", _choice(lambda: GOAL_OPTIONS)),
     Control("model", translatable("Model"), _SCENARIO.model, _choice(_models)),

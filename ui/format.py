@@ -13,6 +13,7 @@ __all__ = [
     "billions",
     "bytes_gb",
     "capacity_text",
+    "compact_gpu_name",
     "dollars",
     "duration",
     "milliseconds",
@@ -100,6 +101,13 @@ def billions(value: float) -> str:
     if value >= 1e12:
         return f"{value / 1e12:.3g}T"
     return f"{value / 1e9:.3g}B"
+
+
+def compact_gpu_name(gpu: Gpu) -> str:
+    """Return the GPU's name without its vendor's word: 'H100 SXM5 80GB' of 'NVIDIA H100 SXM5 80GB'."""
+    name = gpu.short_name
+    vendor = gpu.vendor.split()[0] if gpu.vendor else ""
+    return name[len(vendor) + 1 :] if vendor and name.startswith(vendor + " ") else name
 
 
 def percent(value: float | None) -> str:

@@ -17,7 +17,8 @@ def memory_breakdown_chart(parts: ChartData, capacity: ChartData, budget: ChartD
         parts: rows of {workload, component, gb, order}.
         capacity: one row {gb, label}: the card's memory.
         budget: zero or one row {gb, label}: what a server uses of it (serving's limit), a dotted
-            rule labelled to its left, so the two labels never overlap.
+            rule; both are named under the chart (:func:`ui.memory_rows.limits_caption`), so no label
+            overlaps or is cut.
     """
     bars = (
         alt.Chart(data_of(parts))
@@ -36,26 +37,18 @@ def memory_breakdown_chart(parts: ChartData, capacity: ChartData, budget: ChartD
             ],
         )
     )
-    capacity_tooltip = [alt.Tooltip("label:N", title=tr("Capacity")), alt.Tooltip("gb:Q", title="GB", format=",.1f")]
-    rule = (
-        alt.Chart(data_of(capacity))
-        .mark_rule(color="#d62728", strokeDash=[6, 3], size=2)
-        .encode(x="gb:Q", tooltip=capacity_tooltip)
-    )
-    label = (
-        alt.Chart(data_of(capacity))
-        .mark_text(fontSize=12, align="left", dx=4, dy=-6, color="#d62728", fontWeight="bold")
-        .encode(x="gb:Q", y=alt.value(0), text="label:N", tooltip=capacity_tooltip)
-    )
-    layers = [bars, rule, label]
-    if budget is not None:
-        budget_tooltip = [alt.Tooltip("label:N", title=tr("Serving")), alt.Tooltip("gb:Q", title="GB", format=",.1f")]
-        layers += [
-            alt.Chart(data_of(budget))
-            .mark_rule(color="#d62728", strokeDash=[2, 2], size=2)
-            .encode(x="gb:Q", tooltip=budget_tooltip),
-            alt.Chart(data_of(budget))
-            .mark_text(fontSize=12, align="right", dx=-4, dy=-6, color="#d62728")
-            .encode(x="gb:Q", y=alt.value(0), text="label:N", tooltip=budget_tooltip),
-        ]
+    # The card and the server's budget are named under the chart (ui.memory_rows.limits_caption), never
+    # as text beside their rules: two labels 10 % apart overlapped, and one at the chart's edge was cut.
+    layers = [bars]
+    for rows, kind, dash in ((capacity, tr("Capacity"), [6, 3]), (budget, tr("Serving"), [2, 2])):
+        if rows is None:
+            continue
+        layers.append(
+            alt.Chart(data_of(rows))
+            .mark_rule(color="#d62728", size=2, strokeDash=dash)
+            .encode(
+                x="gb:Q",
+                tooltip=[alt.Tooltip("label:N", title=kind), alt.Tooltip("gb:Q", title="GB", format=",.1f")],
+            )
+        )
     return alt.layer(*layers).properties(height=170)

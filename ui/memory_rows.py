@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from model import SERVING_MEMORY_FRACTION, Estimate, serving_capacity
@@ -9,7 +10,7 @@ from model.catalog import Gpu
 from ui.format import bytes_gb, capacity_text
 from ui.i18n import tr, translatable
 
-__all__ = ["budget_text", "capacity_row", "memory_rows", "regime_text", "serving_budget_row"]
+__all__ = ["budget_text", "capacity_row", "limits_caption", "memory_rows", "regime_text", "serving_budget_row"]
 
 _REGIMES = (
     translatable("fp32"),
@@ -100,4 +101,13 @@ def budget_text() -> str:
     return tr(
         "A server fills {share} of each card (vLLM's default gpu_memory_utilization) and keeps the rest in reserve.",
         share=f"{SERVING_MEMORY_FRACTION:.0%}",
+    )
+
+
+def limits_caption(capacity: Sequence[Mapping[str, Any]], budget: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """Name the memory chart's rules: the card (red dashed) and, for serving, the server's budget (dotted)."""
+    if not budget:
+        return tr("Red dashed line: {capacity}.", capacity=capacity[0]["label"])
+    return tr(
+        "Red dashed line: {capacity}; dotted: {budget}.", capacity=capacity[0]["label"], budget=budget[0]["label"]
     )

@@ -21,6 +21,7 @@ from ui.controls import (
     FINETUNE_OPTIONS,
     GOAL_OPTIONS,
     PARAM_STEPS_B,
+    PRESENT,
     format_params,
     int_bounds,
     load_from_url,
@@ -203,7 +204,8 @@ def render_scenario_sidebar() -> None:
     """Draw the scenario controls in the sidebar (call once per run, before the page)."""
     catalog = session_catalog()
     with st.sidebar:
-        st.segmented_control(
+        language, present = st.columns(2, vertical_alignment="center")
+        language.segmented_control(
             tr("Language"),
             tuple(LANGUAGES),
             default=held_value(LANGUAGE_KEY, tuple(LANGUAGES)),
@@ -211,6 +213,12 @@ def render_scenario_sidebar() -> None:
             key=LANGUAGE_KEY,
             required=True,
             label_visibility="collapsed",
+        )
+        present.toggle(
+            tr("Present"),
+            value=held_value(PRESENT),
+            key=PRESENT,
+            help=tr("Presentation mode: larger chart text, one-line titles, the main chart on the first screen."),
         )
         st.segmented_control(
             tr("What do you want to do?"),

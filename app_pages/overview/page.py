@@ -6,13 +6,13 @@ from ui.charts import show_chart
 from ui.controls import CONTROLS, format_tokens
 from ui.i18n import tr
 from ui.memory_chart import memory_breakdown_chart
-from ui.page import show_verdict
+from ui.page import page_title, show_verdict
 from ui.sidebar import current_goal, current_scenario
 from ui.text import escape_markdown
 from ui.view import view_or_stop
 
 view = view_or_stop(overview_view, current_scenario(), current_goal())  # shows a bad scenario plainly, then stops
-st.title(view.title)
+page_title(view.title, view.tag)
 
 
 def set_tokens(key: str) -> None:
@@ -70,6 +70,7 @@ left, right = st.columns([3, 2])
 with left:
     st.markdown(view.memory_heading)
     show_chart(memory_breakdown_chart, parts=view.memory_parts, capacity=view.capacity, budget=view.budget)
+    st.caption(view.limits)
 with right:
     st.markdown(view.token_time_heading)
     if view.token_time_rows is not None:

@@ -125,7 +125,8 @@ def token_time_heading(comparison: TokenTimeComparison, gpu_label: str) -> str:
     if comparison.gpu_speedup is None:
         return tr("**Why GPUs**")  # the caption under it gives the seeds' rule and why there is no chart
     return tr(
-        "**Why GPUs**: one user's token on {replica} vs a 64 GB/s server CPU — **{speedup}×** faster",
+        "**Why GPUs**: one user's token on {replica} vs a 64 GB/s server CPU — **{speedup}×** faster "
+        "(dark bars: expected; light: the ideal, bytes ÷ bandwidth)",
         replica=gpu_label,
         speedup=f"{comparison.gpu_speedup:,.0f}",
     )

@@ -26,11 +26,12 @@ from model import Catalog, Estimate, Scenario, estimate, replica_name
 from model.analyses.compare import cpu_versus_gpu, serving_pair
 from model.analyses.verdict import Verdict, goal_verdict
 from model.units import format_usd
-from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, percent, short_milliseconds
+from ui.format import NOT_RUN, bytes_gb, compact_gpu_name, duration, milliseconds, percent, short_milliseconds
 from ui.i18n import tr, translatable
 from ui.layout_rows import training_layout_text
-from ui.memory_rows import capacity_row, memory_rows, regime_text, serving_budget_row
+from ui.memory_rows import capacity_row, limits_caption, memory_rows, regime_text, serving_budget_row
 from ui.notes import FIT_NOTES, note_lines
+from ui.page import scenario_tag
 from ui.text import likely_text, range_text
 from ui.verdict import GOAL_NOUNS, verdict_reason
 
@@ -69,6 +70,8 @@ class OverviewView:
     """Every number, sentence and chart row the Overview shows for one scenario and goal."""
 
     title: str
+    tag: str
+    """The scenario in a few words: the title while presenting."""
     gpu_name: str
     precision: str
     sections: tuple[Section, ...]
@@ -78,6 +81,8 @@ class OverviewView:
     memory_parts: Rows
     capacity: Rows
     budget: Rows | None
+    limits: str
+    """What the memory chart's red rules are (the card, and the server's budget when serving)."""
     token_time_heading: str
     token_time_rows: Rows | None
     """None when the scenario's cards cannot hold the model: no bar to draw."""
@@ -208,7 +213,7 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
         parts = memory_rows(one, workloads=("training",))
     comparison = cpu_versus_gpu(scenario, catalog)
     cpu = catalog.gpus["cpu-server"]
-    cards_here = replica_label(comparison.replica_cards, gpu.short_name)
+    cards_here = replica_label(comparison.replica_cards, compact_gpu_name(gpu))
     bars = tuple(token_time_rows(comparison, cards_here, tr("Server CPU"))) if comparison.gpu_fits else None
     notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
     return OverviewView(
@@ -216,6 +221,7 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
             "{model} on {cards} × {gpu}", model=one.inputs["model_name"], cards=f"{scenario.cards:,}",
             gpu=gpu.short_name,
         ),
+        tag=scenario_tag(one),
         gpu_name=gpu.short_name,
         precision=scenario.precision,
         sections=(serving, training) if goal == "serve" else (training, serving),
@@ -225,6 +231,7 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
         capacity=tuple(capacity_row(gpu)),
         # Serving fits within the server's budget (the one serving rule): draw it beside the card.
         budget=tuple(serving_budget_row(gpu)) if goal == "serve" else None,
+        limits=limits_caption(capacity_row(gpu), serving_budget_row(gpu) if goal == "serve" else None),
         token_time_heading=token_time_heading(comparison, cards_here),
         token_time_rows=bars,
         token_time_caption="\n\n".join([seeds_rule(cpu), *notes]),

@@ -4,19 +4,19 @@ from app_pages.vram import rows as rows_vram
 from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.step_chart import step_parts_chart
 from app_pages.vram.view import vram_view
-from ui.charts import show_chart
+from ui.charts import presenting, show_chart
 from ui.controls import feasible_tp_options, int_bounds
 from ui.i18n import tr
 from ui.layout_rows import option_labels
 from ui.memory_chart import memory_breakdown_chart
-from ui.page import show_verdict
+from ui.page import explained, page_title, settings_box, show_verdict
 from ui.remount import held_value
 from ui.sidebar import CARDS, current_goal, current_scenario
 from ui.view import view_or_stop
 
-title = st.empty()
-verdict_box = st.container()  # the sidebar goal's verdict, the same sentence as the Overview's
-left, right = st.columns([5, 3])
+head = st.container()  # the title and the sidebar goal's verdict, the same sentence as the Overview's
+settings = settings_box(tr("Page settings: ZeRO, recomputation, tensor parallel, micro-batch, serving load"))
+left, right = settings.columns([5, 3])
 with left.container(border=True):
     st.markdown(f"**{tr('Training')}**")
     c1, c2 = st.columns(2)
@@ -85,15 +85,25 @@ with right.container(border=True):
 
 scenario = current_scenario(**rows_vram.vram_settings(st.session_state))
 view = view_or_stop(vram_view, scenario, current_goal())  # shows a bad scenario plainly, then stops
-title.title(view.title)
-with verdict_box:
+with head:
+    page_title(view.title, view.tag)
     show_verdict(view.verdict, view.gpu_name, view.precision)
 
+
+def memory_chart() -> None:
+    """The page's main chart: memory per card for training and serving, against the card and the budget."""
+    st.markdown(tr("**Memory per card**: training at your micro-batch and sequence, serving at your batch and context"))
+    show_chart(memory_breakdown_chart, parts=view.memory_parts, capacity=view.capacity, budget=view.budget)
+    st.caption(view.limits)
+
+
+if presenting():  # the main chart on the first screen
+    memory_chart()
 st.subheader(tr("Training"), divider="gray")
 for column, metric in zip(st.columns(3), view.training_metrics, strict=True):
     column.metric(**metric, border=True)
-st.markdown(view.training_takeaway)
-st.markdown(tr("**How the cards split.** {choice}", choice=view.training_choice))
+explained(view.training_takeaway, tr("What takes the memory"))
+explained(tr("**How the cards split.** {choice}", choice=view.training_choice), tr("How the cards split"))
 if view.step_rows:  # a step that cannot run has no time to chart
     show_chart(step_parts_chart, rows=view.step_rows)
 # Short headers, the long names in their help: ten columns fit a projector's 1280 px without scrolling.
@@ -109,11 +119,11 @@ st.dataframe(
 st.subheader(tr("Serving"), divider="gray")
 for column, metric in zip(st.columns(3), view.inference_metrics, strict=True):
     column.metric(**metric, border=True)
-st.markdown(view.inference_takeaway)
-st.markdown(f"**{view.serving_choice}**")
+explained(view.inference_takeaway, tr("How far serving can go"))
+explained(f"**{view.serving_choice}**", tr("How the serving replica is chosen"))
 st.dataframe(list(view.serving_candidates), hide_index=True, width="stretch")
-st.markdown(tr("**Memory per card**: training at your micro-batch and sequence, serving at your batch and context"))
-show_chart(memory_breakdown_chart, parts=view.memory_parts, capacity=view.capacity, budget=view.budget)
+if not presenting():
+    memory_chart()
 if view.notes:  # the engine's warnings, in the visit's language
     with st.expander(tr("Notes from the engine")):
         st.markdown("\n".join(f"- {note}" for note in view.notes))

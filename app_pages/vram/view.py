@@ -19,8 +19,9 @@ from model.analyses import fit
 from model.analyses.verdict import Verdict, goal_verdict
 from ui import layout_rows as rows_layout
 from ui.i18n import tr
-from ui.memory_rows import capacity_row, memory_rows, serving_budget_row
+from ui.memory_rows import capacity_row, limits_caption, memory_rows, serving_budget_row
 from ui.notes import note_lines
+from ui.page import scenario_tag
 
 __all__ = ["KnobChart", "LoadChart", "VramView", "vram_view"]
 
@@ -49,6 +50,8 @@ class VramView:
     """Every number, sentence and chart row the VRAM page shows for one scenario."""
 
     title: str
+    tag: str
+    """The scenario in a few words: the title while presenting."""
     verdict: Verdict
     gpu_name: str
     precision: str
@@ -64,6 +67,8 @@ class VramView:
     memory_parts: Rows
     capacity: Rows
     budget: Rows
+    limits: str
+    """What the memory chart's red rules are (the card, the server's budget)."""
     short_budget: Rows
     notes: tuple[str, ...]
     knob_charts: tuple[KnobChart, ...]
@@ -95,6 +100,7 @@ def vram_view(scenario: Scenario, goal: str, catalog: Catalog) -> VramView:
     )
     return VramView(
         title=title,
+        tag=tr("VRAM · {scenario}", scenario=scenario_tag(result)),
         verdict=goal_verdict(scenario, goal, catalog),  # type: ignore[arg-type]
         gpu_name=gpu.short_name,
         precision=scenario.precision,
@@ -110,6 +116,7 @@ def vram_view(scenario: Scenario, goal: str, catalog: Catalog) -> VramView:
         memory_parts=tuple(memory_rows(result)),
         capacity=tuple(capacity_row(gpu)),
         budget=tuple(serving_budget_row(gpu)),
+        limits=limits_caption(capacity_row(gpu), serving_budget_row(gpu)),
         short_budget=tuple(serving_budget_row(gpu, short=True)),
         notes=tuple(note_lines(result)),
         knob_charts=tuple(

@@ -3,7 +3,7 @@
 from model import default_catalog, serving_capacity
 from ui.charts import _fill, _template
 from ui.memory_chart import memory_breakdown_chart
-from ui.memory_rows import serving_budget_row
+from ui.memory_rows import limits_caption, serving_budget_row
 
 CAPACITY = [{"gb": 80.0, "label": "H100: 80 GB"}]
 
@@ -17,11 +17,14 @@ def test_the_memory_chart_marks_the_servers_budget_beside_the_card():
     spec = memory_breakdown_chart(parts=parts, capacity=CAPACITY, budget=budget).to_dict()
     rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
     assert [rule["data"]["values"] for rule in rules] == [CAPACITY, budget]
-    labels = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
-    # The card's label reads to the right of its rule, the budget's to the left of its own: they never overlap.
-    assert [label["mark"]["align"] for label in labels] == ["left", "right"]
+    # Both rules are named under the chart (dashed: the card, dotted: the budget), never as text by the rule:
+    # two labels 10 % apart overlapped and one at the chart's edge was cut (issue 31).
+    assert not [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert [rule["mark"]["strokeDash"] for rule in rules] == [[6, 3], [2, 2]]
+    caption = limits_caption(CAPACITY, budget)
+    assert caption.index("H100: 80 GB") < caption.index("dotted") < caption.index(budget[0]["label"])
     assert all(layer["encoding"]["tooltip"] for layer in spec["layer"])
     template = _template(memory_breakdown_chart, ("budget", "capacity", "parts"), ())
     filled = _fill(template, {"parts": parts, "capacity": CAPACITY, "budget": budget})
     assert all("values" in layer["data"] for layer in filled["layer"])
-    assert len(memory_breakdown_chart(parts=parts, capacity=CAPACITY).to_dict()["layer"]) == 3  # the Overview's
+    assert len(memory_breakdown_chart(parts=parts, capacity=CAPACITY).to_dict()["layer"]) == 2  # bars and the card
