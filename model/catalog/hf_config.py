@@ -64,6 +64,8 @@ UNSUPPORTED_TYPES = frozenset(
 )  # fmt: skip
 """Model types that are not decoder-only transformers: the engine's architecture cannot count them."""
 _ATTENTION_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
+_MAX_SHARED_EXPERTS = 1024
+"""The most shared experts a models: row holds (model.catalog.schema.model_from_row)."""
 
 
 def parse_hf_config(text: str | bytes, name: str = "config.json") -> dict[str, Any]:
@@ -226,6 +228,12 @@ def model_row_from_hf_config(
         if shared is None and shared_ffn:
             # Qwen2-MoE's one shared expert is several routed experts wide (Qwen2-57B-A14B: 20,480 = 8 x 2,560).
             shared = max(1, round(shared_ffn / expert_ffn))
+            if shared > _MAX_SHARED_EXPERTS:
+                widest = _MAX_SHARED_EXPERTS * expert_ffn
+                raise CatalogError(
+                    f"{file}: shared_expert_intermediate_size must be at most {widest:,} "
+                    f"({_MAX_SHARED_EXPERTS:,} experts of {expert_ffn:,}), got {quoted(shared_ffn)}"
+                )
         row["moe"] = {
             "experts": experts,
             "active_experts": _first(config, file, "num_experts_per_tok", "experts_per_token", "moe_topk") or 2,

@@ -132,3 +132,10 @@ def test_a_pasted_config_says_it_was_pasted_and_a_fetched_one_where_from():
     assert "pasted on the Add page" in model_row_from_hf_config(CONFIGS["llama-3.1-8b"], "mine")["source"]
     fetched = model_row_from_hf_config(CONFIGS["llama-3.1-8b"], "mine", source="https://huggingface.co/x/y")
     assert fetched["source"] == "https://huggingface.co/x/y"
+
+
+def test_a_shared_expert_too_wide_for_a_row_is_refused_naming_its_key():
+    # Found by the Add page's fuzzer: the refusal named the row's shared_experts, not the config's key.
+    config = {**CONFIGS["mixtral-8x7b"], "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 10**20}
+    with pytest.raises(CatalogError, match=r"^config\.json: shared_expert_intermediate_size must be at most "):
+        model_row_from_hf_config(config, "mine")
