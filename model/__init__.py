@@ -3,10 +3,14 @@
 from model import Scenario, estimate
 result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64))
 result.training.time_s, result.inference.tpot_s, result.to_dict()
+
+A model by its Hugging Face id: fetch_hf_model("Qwen/Qwen3-14B") returns its row and a catalog of it
+to merge (catalog.merged(fetched.catalog)), and Scenario(model=fetched.model_id) estimates it.
 """
 
 from model.analyses.plan import Plan, PlanOption, pareto_front, plan_serving, plan_training
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
+from model.catalog.hf_hub import HfError, HfModel, fetch_hf_model
 from model.estimate import estimate, training_refused
 from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
 from model.layouts.serving import replica_name
@@ -43,6 +47,8 @@ __all__ = [
     "Catalog",
     "CatalogError",
     "Estimate",
+    "HfError",
+    "HfModel",
     "InferenceEstimate",
     "Plan",
     "PlanOption",
@@ -53,6 +59,7 @@ __all__ = [
     "TrainingMemory",
     "default_catalog",
     "estimate",
+    "fetch_hf_model",
     "load_user_catalog",
     "pareto_front",
     "parse_user_catalog",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from model.catalog import CatalogError, default_catalog, load_user_catalog
+from model.catalog.hf_hub import HfError, HfModel, fetch_hf_model
 from model.commands.flags import batch, finite, fraction, scenario_number, scenario_whole
 from model.commands.listing import LISTS, catalog_table
 from model.commands.plan import add_plan_parser, run_plan
@@ -32,6 +33,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+_HF_HELP = (
+    "a Hugging Face model id or link: its config.json is fetched from HF_ENDPOINT (default huggingface.co) "
+    "with HF_TOKEN for gated models; offline, give --params or a --catalog row instead"
+)
+
+
 def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     model = p.add_argument_group("model")
     which = model.add_mutually_exclusive_group()
@@ -42,6 +49,7 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="a bare parameter count; a Llama-style architecture is derived",
     )
+    which.add_argument("--hf", metavar="ORG/NAME", help=_HF_HELP)
     for field in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "experts", "active_experts"):
         flag = field.replace("_", "-")
         model.add_argument(f"--{flag}", type=scenario_whole(field, f"a {flag} count"), metavar="N")
@@ -147,6 +155,23 @@ def _validate(*, as_json: bool) -> None:
     print(json.dumps(report.to_dict(), allow_nan=False) if as_json else format_report(report))
 
 
+def _json(document: dict[str, Any], fetched: HfModel | None) -> str:
+    """Return the estimate's JSON; a model fetched by --hf adds its ``hf`` key and its notes to the warnings."""
+    if fetched is not None:
+        document = {**document, "hf": fetched.to_dict()}
+        document["warnings"] = [*document["warnings"], *(note.text for note in fetched.notes)]
+    return json.dumps(finite(document), allow_nan=False)
+
+
+def _text(printed: str, fetched: HfModel | None) -> str:
+    """Return the summary; a model fetched by --hf adds where it was read and its notes."""
+    if fetched is None:
+        return printed
+    lines = [printed, f"model: {fetched.config_url}"]
+    lines += [f"warning: {note.text}" for note in fetched.notes]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser for ``python -m model``."""
     parser = _Parser(prog="python -m model", description="Estimate LLM training and serving on GPUs.")
@@ -166,10 +191,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    fetched: HfModel | None = None
     try:
         catalog = default_catalog()
         if getattr(args, "catalog", None):
             catalog = catalog.merged(load_user_catalog(args.catalog))
+        if getattr(args, "hf", None) is not None:
+            fetched = fetch_hf_model(args.hf)
+            catalog = catalog.merged(fetched.catalog)
+            args.model = fetched.model_id  # --model and --params are refused beside --hf
         if args.command == "list":
             print(catalog_table(args.kind, catalog, args.json))
             return 0
@@ -180,10 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_plan(args, catalog)
         result = estimate(scenario_from_args(args), catalog)
         # The summary asks the engine again (the fixes it checks), so a refusal there is one line too.
-        printed = json.dumps(finite(result.to_dict()), allow_nan=False) if args.json else summary(result, catalog)
+        printed = _json(result.to_dict(), fetched) if args.json else _text(summary(result, catalog), fetched)
     except ScenarioError as error:
         flag = "--" + error.field.replace("_", "-")
         parser.exit(2, f"{parser.prog}: error: argument {flag}: {str(error).split(': ', 1)[1]}\n")
+    except HfError as error:
+        parser.exit(2, f"{parser.prog}: error: argument --hf: {error}\n")
     except CatalogError as error:
         parser.exit(2, f"{parser.prog}: error: argument --catalog: {error}\n")
     print(printed)

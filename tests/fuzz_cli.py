@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import re
 import traceback
 from functools import cache
@@ -27,6 +28,7 @@ from model import default_catalog
 from model.cli import build_parser
 from tests.fuzz_uploads import _bounded
 from tests.fuzzing import _HOSTILE
+from tests.hf_server import OFFLINE
 
 __all__ = ["COMMANDS", "check_cli", "command_lines"]
 
@@ -41,6 +43,8 @@ _IDS = {
 _CATALOG_FILES = ["/no/such/file.yaml", "/dev/null", "/dev/zero", "/tmp", "", "data/gpus.yaml", "README.md"]
 _CATALOG_FILES += ["\x00", "a\nb"]
 """--catalog values: missing, empty, endless, a folder, a real catalog (its ids clash), not YAML, NUL, newline."""
+_HF_IDS = ["mistralai/Mistral-7B-v0.1", "https://huggingface.co/Qwen/Qwen3-14B", "gpt2", "a/b/c", "../x", "org/na me"]
+"""--hf values: valid ids and links (fetched from a closed port: offline, exit 2) and malformed ones."""
 _NUMBERS = st.one_of(
     st.integers(min_value=-(10**6), max_value=10**20).map(str),
     st.integers(min_value=0, max_value=64).map(str),
@@ -88,6 +92,8 @@ def _value(action: argparse.Action) -> st.SearchStrategy[str]:
     hostile = st.sampled_from(_HOSTILE) | st.text(max_size=20) | _NUMBERS
     if action.dest == "catalog":
         valid: st.SearchStrategy[str] = st.sampled_from(_CATALOG_FILES)
+    elif action.dest == "hf":
+        valid = st.sampled_from(_HF_IDS)
     elif action.dest in _IDS:
         valid = st.sampled_from(_IDS[action.dest])
     elif action.dest == "gpus":
@@ -125,6 +131,7 @@ def _run(argv: list[str]) -> tuple[Any, str, str]:
     out, err = io.StringIO(), io.StringIO()
     from model.cli import main
 
+    os.environ["HF_ENDPOINT"] = OFFLINE  # an --hf id never leaves the machine, under pytest or not
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code: Any = main(argv)

@@ -37,6 +37,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     model = parser.add_mutually_exclusive_group()
     model.add_argument("--model", metavar="ID", default="llama-3.1-8b", help="a preset id")
     model.add_argument("--params", type=scenario_number("params", "a parameter count"), metavar="N")
+    model.add_argument("--hf", metavar="ORG/NAME", help="a Hugging Face model id or link (see estimate --help)")
     parser.add_argument("--precision", type=_precisions, default=("bf16",), metavar="P[,P...]")
     parser.add_argument("--gpus", metavar="ID,ID,...", help="the GPUs to search (default: every one)")
     parser.add_argument("--max-cards", type=scenario_whole("cards", "a card count"), metavar="N")

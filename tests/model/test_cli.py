@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from model.cli import main
+from tests.hf_server import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -302,3 +303,63 @@ def test_a_training_dp_beside_a_serving_replica_prints_a_summary_not_a_traceback
     done = _run("estimate", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--cards", "2", "--dp", "2")
     assert done.returncode == 0 and "Traceback" not in done.stderr
     assert "fits with: 8 cards" in done.stdout
+
+
+def test_hf_fetches_a_model_and_estimates_its_shape(hub):
+    # Issue 32's done-when line: HF_ENDPOINT=<a local test server> ... --hf mistralai/Mistral-7B-v0.1 --json.
+    done = _run("estimate", "--hf", "mistralai/Mistral-7B-v0.1", "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    # Mistral 7B: 7,241,732,096 parameters (the model page's safetensors count; arXiv:2310.06825 Table 1).
+    assert document["inputs"]["params"] == pytest.approx(7.24e9, rel=0.01)
+    assert document["inputs"]["model"] == "hf-mistralai-mistral-7b-v0.1"
+    shape = document["inputs"]["architecture"]
+    assert [shape[key] for key in ("layers", "hidden", "heads", "kv_heads", "ffn")] == [32, 4096, 32, 8, 14336]
+    assert document["hf"]["repo"] == "mistralai/Mistral-7B-v0.1"
+    assert document["hf"]["config_url"] == f"{hub.url}/mistralai/Mistral-7B-v0.1/resolve/main/config.json"
+
+
+def test_hf_offline_says_so_on_one_line_and_exits_2():
+    done = _run("estimate", "--hf", "mistralai/Mistral-7B-v0.1", "--json")  # tests/conftest.py: a closed port
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("python -m model: error: argument --hf: mistralai/Mistral-7B-v0.1: cannot reach ")
+
+
+def test_hf_beside_model_is_refused_naming_both():
+    done = _run("estimate", "--hf", "mistralai/Mistral-7B-v0.1", "--model", "mistral-7b")
+    assert done.returncode == 2
+    assert "--hf" in done.stderr and "--model" in done.stderr and "not allowed" in done.stderr
+
+
+def test_hf_gated_asks_for_the_token_and_opens_with_it(hub, capsys, monkeypatch):
+    with pytest.raises(SystemExit) as done:
+        main(["estimate", "--hf", "meta-llama/Llama-3.1-8B"])
+    assert done.value.code == 2
+    assert "argument --hf: meta-llama/Llama-3.1-8B is gated" in capsys.readouterr().err
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    assert main(["estimate", "--hf", "https://huggingface.co/meta-llama/Llama-3.1-8B", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"]["params"] == pytest.approx(8_030_261_248)
+
+
+def test_hf_says_where_it_read_the_model_and_a_checkpoint_that_disagrees(hub, capsys):
+    assert main(["estimate", "--hf", "test/disagreeing", "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert any(w.startswith("test/disagreeing: its checkpoint holds 9B parameters") for w in warnings)
+    assert main(["estimate", "--hf", "test/disagreeing"]) == 0
+    out = capsys.readouterr().out
+    assert f"model: {hub.url}/test/disagreeing/resolve/main/config.json" in out
+    assert "warning: test/disagreeing: its checkpoint holds 9B" in out
+
+
+def test_hf_shape_flags_modify_the_fetched_model(hub, capsys):
+    assert main(["estimate", "--hf", "Qwen/Qwen3-14B", "--layers", "20", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["inputs"]["architecture"]["layers"] == 20
+    assert document["inputs"]["model_name"] == "Qwen/Qwen3-14B (modified)"
+
+
+def test_plan_takes_a_model_by_hf_id(hub, capsys):
+    argv = ["plan", "serve", "--hf", "Qwen/Qwen3-14B", "--output-tokens-per-s", "1000", "--gpus", "h100-sxm", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["options"]

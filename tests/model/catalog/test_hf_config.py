@@ -92,3 +92,50 @@ def test_deep_nesting_is_refused_as_not_a_config():
 def test_a_long_model_type_does_not_make_the_source_too_long():
     row = model_row_from_hf_config({**CONFIGS["llama-3.1-8b"], "model_type": "x" * 5000}, "mine")
     assert parse_user_catalog(yaml.safe_dump({"models": [row]}), "config.json").models["mine"]
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        ({"model_type": "mamba"}, "model_type mamba"),
+        ({"model_type": "t5", "is_encoder_decoder": True}, "model_type t5"),
+        ({"model_type": "qwen3_5_text", "layer_types": ["linear_attention", "full_attention"]}, "linear_attention"),
+    ],
+)
+def test_a_model_that_is_not_a_decoder_only_transformer_is_refused_by_name(change, what):
+    with pytest.raises(CatalogError, match=rf"^config\.json: .*{what}.* is not a decoder-only transformer"):
+        model_row_from_hf_config({**CONFIGS["llama-3.1-8b"], **change}, "mine")
+
+
+def test_a_qwen2_moe_shared_expert_counts_as_wide_as_it_is():
+    # Qwen/Qwen2-57B-A14B's config.json; its model card: 57B in total, 14B activated.
+    config = {
+        "model_type": "qwen2_moe", "hidden_size": 3584, "intermediate_size": 18944, "moe_intermediate_size": 2560,
+        "shared_expert_intermediate_size": 20480, "num_experts": 64, "num_experts_per_tok": 8,
+        "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 151936,
+        "rms_norm_eps": 1e-6, "tie_word_embeddings": False, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    }  # fmt: skip
+    row = model_row_from_hf_config(config, "qwen2-57b")
+    assert row["moe"]["shared_experts"] == 8  # 20,480 wide: eight experts of 2,560
+    stats = parse_user_catalog(yaml.safe_dump({"models": [row]}), "x").models["qwen2-57b"].architecture.stats
+    assert stats.total_params == pytest.approx(57.4e9, rel=0.02)
+    assert stats.active_params == pytest.approx(14e9, rel=0.02)
+
+
+@pytest.mark.parametrize(("change", "dense"), [({"decoder_sparse_step": 2}, 16), ({"mlp_only_layers": [0, 1]}, 2)])
+def test_qwen_moe_layers_named_dense_keep_a_dense_mlp(change, dense):
+    config = {**CONFIGS["mixtral-8x7b"], "model_type": "qwen2_moe", "moe_intermediate_size": 1408, **change}
+    assert model_row_from_hf_config(config, "mine")["moe"]["dense_layers"] == dense
+
+
+def test_a_pasted_config_says_it_was_pasted_and_a_fetched_one_where_from():
+    assert "pasted on the Add page" in model_row_from_hf_config(CONFIGS["llama-3.1-8b"], "mine")["source"]
+    fetched = model_row_from_hf_config(CONFIGS["llama-3.1-8b"], "mine", source="https://huggingface.co/x/y")
+    assert fetched["source"] == "https://huggingface.co/x/y"
+
+
+def test_a_shared_expert_too_wide_for_a_row_is_refused_naming_its_key():
+    # Found by the Add page's fuzzer: the refusal named the row's shared_experts, not the config's key.
+    config = {**CONFIGS["mixtral-8x7b"], "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 10**20}
+    with pytest.raises(CatalogError, match=r"^config\.json: shared_expert_intermediate_size must be at most "):
+        model_row_from_hf_config(config, "mine")
