@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from model import Scenario, default_catalog, estimate
 from model.analyses.fit import pinned_serving, pinned_training
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
+from model.precision import PRECISIONS
 
 CATALOG = default_catalog()
 GPU_IDS = sorted(CATALOG.gpus)
 MODEL_IDS = sorted(CATALOG.models)
-PRECISIONS = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 
 scenarios = st.builds(
     Scenario,
