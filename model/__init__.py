@@ -17,6 +17,7 @@ from model.layouts.serving import replica_name
 from model.limits import FLOAT_LIMITS, INT_LIMITS, ScenarioError
 from model.memory import TrainingMemory
 from model.precision import PRECISIONS
+from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
 from model.scenario import MAX_BATCH, Scenario, resolve
 
@@ -38,6 +39,7 @@ resolution) is the engine's inside, reached through the names above."""
 
 __all__ = [
     "FLOAT_LIMITS",
+    "FORMATS",
     "INT_LIMITS",
     "MAX_BATCH",
     "PRECISIONS",
@@ -57,6 +59,7 @@ __all__ = [
     "ScenarioError",
     "TrainingEstimate",
     "TrainingMemory",
+    "WeightFormat",
     "default_catalog",
     "estimate",
     "fetch_hf_model",

@@ -32,10 +32,10 @@ presets are within 2 % of their official counts)."""
 
 
 def training_precision(r: Resolved) -> str:
-    """Return the format the scenario's training is sized in: bf16 for a refused int8 or int4 run.
+    """Return the format the scenario's training is sized in: bf16 for a refused run in a serving format.
 
     LoRA and QLoRA keep a quantised frozen base and train their adapters in 16-bit. Pre-training
-    or fully fine-tuning every weight in int8 or int4 is refused (:func:`training_refused`); its
+    or fully fine-tuning every weight in a serving format is refused (:func:`training_refused`); its
     memory is then the bf16 run's, what the refusal's fix would need.
     """
     return "bf16" if training_refused(r) else r.precision
@@ -48,7 +48,12 @@ def training_regime_of(r: Resolved) -> TrainingRegime:
 
 
 def training_refused(r: Resolved) -> bool:
-    """Return whether the training asked for cannot run: every weight trained in a weight-only serving format."""
+    """Return whether the training asked for cannot run: every weight trained in a serving format.
+
+    Adapters always train: on a base kept in its weight-only format where PEFT can (bitsandbytes,
+    GPTQ, AWQ), on NF4 under QLoRA, else on the base dequantised to 16-bit, as transformers loads a
+    GGUF or MXFP4 checkpoint to fine-tune it (:func:`model.memory.adapter_base_format`).
+    """
     return not trains_adapters(r.scenario.finetune) and r.precision in UNTRAINABLE_PRECISIONS
 
 

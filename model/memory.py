@@ -15,7 +15,8 @@ import math
 from typing import NamedTuple
 
 from model.architecture import Architecture
-from model.precision import QUANTIZED_WEIGHT_PRECISIONS, weight_bytes
+from model.precision import ADAPTER_BASE_PRECISIONS
+from model.precision.formats import weight_breakdown
 from model.scenario import ADAPTER_NAMES, Finetune, Optimizer, Recompute, trains_adapters
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "TrainingMemory",
     "TrainingRegime",
     "TrainingStates",
+    "adapter_base_format",
     "card_params",
     "combined_memory",
     "runtime_bytes",
@@ -116,6 +118,22 @@ def lora_params(arch: Architecture, rank: int) -> float:
     return float(rank * (attention_dims * arch.layers + mlp_dims))
 
 
+def adapter_base_format(precision: str, finetune: Finetune) -> str | None:
+    """Return the format adapters' frozen base is held in, or None for a 16-bit (or fp32) base.
+
+    A base already in a weight-only format LoRA trains on (bitsandbytes int8/NF4, GPTQ, AWQ; PEFT's
+    quantisation guide) stays in it; otherwise QLoRA quantises the base to NF4 with double
+    quantisation (Dettmers et al. 2023, sec. 3), the embedding and head in 16-bit; and LoRA on a GGUF,
+    MXFP4 or NVFP4 checkpoint trains on it dequantised to 16-bit (transformers dequantises GGUF files
+    on load, and MXFP4 with ``Mxfp4Config(dequantize=True)``, to fine-tune them).
+    """
+    if not trains_adapters(finetune):
+        return None
+    if precision in ADAPTER_BASE_PRECISIONS:
+        return precision
+    return "nf4" if finetune == "qlora" else None
+
+
 # Every estimate asks, with few distinct answers; the regime is immutable and the architecture hashes once.
 @functools.lru_cache(maxsize=512)
 def training_regime(
@@ -138,11 +156,8 @@ def training_regime(
         label = "mixed precision with fp32 master weights" if master_weights else "pure 16-bit"
     if trains_adapters(finetune):
         adapters = lora_params(arch, lora_rank)
-        if finetune == "qlora" or precision in QUANTIZED_WEIGHT_PRECISIONS:
-            # 4-bit NF4 base (QLoRA); embeddings and head stay 16-bit.
-            base = weight_bytes(total, "int4", arch.stats.embedding_and_head_params)
-        else:
-            base = total * weight
+        base_format = adapter_base_format(precision, finetune)
+        base = weight_breakdown(arch, base_format).total if base_format is not None else total * weight
         per_param_weight = (base + adapters * 2.0) / total
         return TrainingRegime(
             weight_bytes=per_param_weight,

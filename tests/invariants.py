@@ -38,9 +38,11 @@ from typing import Any, NamedTuple
 from model import PRECISIONS, Scenario, ScenarioError, default_catalog, estimate, serving_capacity
 from model.analyses.fit import with_context
 from model.analyses.verdict import GOALS, Fix, Verdict, goal_scenario, goal_verdict
+from model.architecture import Architecture
 from model.cli import main as cli_main
 from model.efficiency import EXPECTED
 from model.precision import KV_PRECISIONS, QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+from model.precision.formats import weight_breakdown
 from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, with_batch
 
 __all__ = [
@@ -126,8 +128,9 @@ SERVING_RANGES = frozenset(
     }
 )
 DEQUANT_SLOWDOWN = 1.0 / EXPECTED.dequant_bandwidth
-"""How much slower a weight-only int8/int4/fp4 format may decode one user than a format above it
-that is not weight-only (:func:`check_lower_precision_tpot`): 1 / ``dequant_bandwidth`` = 1 / 0.70."""
+"""How much slower a weight-only format (int8/int4/fp4, GPTQ/AWQ, NF4, MXFP4/NVFP4, llama.cpp's) may
+decode one user than a format above it that is not weight-only (:func:`check_lower_precision_tpot`):
+1 / ``dequant_bandwidth`` = 1 / 0.70."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -271,8 +274,8 @@ class Outcome(NamedTuple):
     """Whether the estimate had a price per GPU-hour (else costs may be null)."""
     powered: bool
     """Whether the GPU row has a power figure (else energy may be null)."""
-    sixteen_bit_params: float = 0.0
-    """The embedding and LM head, which weight-only int8/int4/fp4 keep in 16-bit."""
+    arch: Architecture | None = None
+    """The model's shape, to size its tensors in each format (model.precision.formats.weight_breakdown)."""
 
     @property
     def training(self) -> dict[str, Any]:
@@ -301,7 +304,7 @@ def observe(scenario: Scenario) -> Outcome:
         resolved.gpu.capacity_bytes,
         resolved.price_per_gpu_hour is not None,
         bool(resolved.gpu.tdp_w),
-        resolved.arch.stats.embedding_and_head_params,
+        resolved.arch,
     )
 
 
@@ -581,8 +584,42 @@ def _layout_text(t: dict[str, Any]) -> str:
 
 
 def weight_rank(precision: str) -> float:
-    """Return the bytes a weight takes in ``precision``: fp32 > bf16 = fp16 > fp8 = int8 > fp4 = int4."""
+    """Return the bytes a weight of the bulk takes in ``precision``: fp32 > bf16 = fp16 > q8_0 > fp8 = int8 > q2_k."""
     return bytes_per_element(precision)
+
+
+_HELD_PARTS = ("embedding", "head", "attention", "dense_mlp", "shared_experts", "routed_experts", "router", "norms")
+
+
+def wider_tensor_bytes(arch: Architecture, lower: str, higher: str, copies: int = 1) -> float:
+    """Return the bytes a replica of the ``lower`` format holds beyond the ``higher`` one in the parts it keeps wider.
+
+    Per part of model.precision.formats.WeightBreakdown (embedding, head, attention, MLPs, experts, router, norms),
+    the lower format's excess where it has one; each part but the routed experts is held ``copies``
+    times (once per card of an attention-DP replica), the routed experts once (split over those cards).
+    """
+    lo, hi = weight_breakdown(arch, lower), weight_breakdown(arch, higher)
+    extra = 0.0
+    for part in _HELD_PARTS:
+        if part == "head" and lo.tied:
+            continue  # the tied head is the embedding's matrix, held once
+        excess = max(0.0, getattr(lo, part) - getattr(hi, part))
+        extra += excess * (1 if part == "routed_experts" else copies)
+    return extra
+
+
+def read_ratio(arch: Architecture, lower: str, higher: str) -> float:
+    """Return how many times the weight bytes a decode step reads in ``lower`` may exceed ``higher``'s (>= 1).
+
+    A step reads every matrix but the routed experts, and some routed experts; the card that takes longest
+    reads the first whole and a share of the second (a share that attention data parallelism changes),
+    so the bound is the larger of the two parts' ratios.
+    """
+    lo, hi = weight_breakdown(arch, lower), weight_breakdown(arch, higher)
+    ratio = max(1.0, lo.read_every_step / hi.read_every_step)
+    if hi.routed_experts:
+        ratio = max(ratio, lo.routed_experts / hi.routed_experts)
+    return ratio
 
 
 def _replica_weights(o: Outcome) -> float:
@@ -593,34 +630,37 @@ def _replica_weights(o: Outcome) -> float:
 def check_lower_precision_memory(higher: Outcome, lower: Outcome) -> list[str]:
     """Lower-precision weights never take more serving memory per replica (weights per card x replica cards).
 
-    Both outcomes serve one user (batch 1) with the same KV-cache format, so only the weights differ.
-    Two mechanisms the Method page names are exempt, each by the bytes it explains, no more:
+    "Lower" is the bulk's width (:func:`weight_rank`). Both outcomes serve one user (batch 1) with the
+    same KV-cache format, so only the weights differ. Two mechanisms the Method page names are exempt,
+    each by the bytes it explains, no more:
 
     - attention data parallelism ("Attention data parallelism": W_card = W_dense + W_exp / e): a
       replica of e cards holds the attention and dense weights once per card, so when the lower
       precision's fastest replica is a wider attention-DP one than the higher's, it holds more
       bytes for a reason that is not the weights' format (the driver also compares the two
       formats on one pinned replica, where this exemption cannot apply);
-    - the 16-bit embedding and LM head of weight-only formats ("Weights in memory": int8/int4/fp4
-      keep N_emb + N_head in 16-bit, as bitsandbytes, GPTQ and AWQ do): against fp8 (one byte
-      each) they take up to one more byte per parameter of them, once per copy a replica holds
-      (e copies under attention DP).
+    - the tensors a format keeps wider than its bulk ("Weights in memory"; model.precision.formats): the 16-bit
+      embedding and LM head of weight-only formats (int8/int4/fp4, GPTQ/AWQ, NF4, NVFP4, as
+      bitsandbytes, GPTQ, AWQ and ModelOpt keep them), MXFP4's bf16 attention beside its experts
+      (gpt-oss), llama.cpp's Q6_K head and Q5_K/Q6_K attn_v and ffn_down: against a format whose bulk
+      is wider the lower one may take up to the bytes of the parts where it is wider
+      (:func:`wider_tensor_bytes`), once per copy a replica holds. Against fp8 that is one more byte
+      per embedding and head parameter, as before these formats; what the check still catches is the
+      engine's own bookkeeping: replicas, shards, copies, a format's bytes that never reach memory.
     """
     a, b = _replica_weights(higher), _replica_weights(lower)
     if lower.inference["ep"] > higher.inference["ep"]:
         return []
     allowance = 0.0
-    if (
-        lower.scenario.precision in QUANTIZED_WEIGHT_PRECISIONS
-        and higher.scenario.precision not in QUANTIZED_WEIGHT_PRECISIONS
-    ):
-        extra = max(0.0, 2.0 - bytes_per_element(higher.scenario.precision))
-        allowance = extra * lower.sixteen_bit_params * lower.inference["ep"]
+    if lower.arch is not None:
+        allowance = wider_tensor_bytes(
+            lower.arch, lower.scenario.precision, higher.scenario.precision, lower.inference["ep"]
+        )
     if _at_most(b, a + allowance):
         return []
     return [
         f"{lower.scenario.precision} weights take {b:.6g} B per replica, {higher.scenario.precision} {a:.6g} B"
-        + (f" (+{allowance:.4g} B for the 16-bit embedding and head)" if allowance else "")
+        + (f" (+{allowance:.4g} B for the tensors it keeps wider)" if allowance else "")
         + f" ({_replica_text(lower)} against {_replica_text(higher)})"
     ]
 
@@ -636,17 +676,19 @@ def check_lower_precision_tpot(higher: Outcome, lower: Outcome) -> list[str]:
     Only when both fit (one that does not has no time); a higher precision that serves one user
     while the lower does not fit is itself a violation.
 
-    Exempted, by name, when the lower format is weight-only (int8/int4/fp4) and the higher is not:
-    three mechanisms the Method page states, which make such a format read its bytes more slowly.
-    Its weights stream at ``EXPECTED.dequant_bandwidth`` (0.70) of the bandwidth (the B_ach line:
-    "weight-only int8/int4/fp4 stream at 0.7 of that"; gpt-fast int8 reaches 155.6 against 104.9
-    tok/s for a 2x smaller read); it keeps the embedding and LM head in 16-bit ("Weights in
-    memory"), so against fp8 its head is read in twice the bytes; and a mixture of experts' smaller
-    expert slices stream at a lower share S / (S + S0) of the bandwidth (the B_ach line). So its
-    time per token may exceed the higher format's by up to 1 / 0.70 (:data:`DEQUANT_SLOWDOWN`),
-    and no more: over 4,786 pairs the worst was 1.32 (fp8 to int4 on a T4). A GPU without fp8 or
-    fp4 tensor cores computes in 16-bit (``compute_precision``), which changes its FLOPs rate, not
-    the bytes it reads: batch-1 decoding needs no exemption for it and gets none.
+    Exempted, by name, when the lower format is weight-only and the higher is not: three mechanisms
+    the Method page states, which make such a format read its bytes more slowly. Its weights stream
+    at ``EXPECTED.dequant_bandwidth`` (0.70) of the bandwidth (the B_ach line: "weight-only
+    int8/int4/fp4 stream at 0.7 of that"; gpt-fast int8 reaches 155.6 against 104.9 tok/s for a 2x
+    smaller read); it keeps the embedding and LM head in 16-bit ("Weights in memory"), so against fp8
+    its head is read in twice the bytes; and a mixture of experts' smaller expert slices stream at a
+    lower share S / (S + S0) of the bandwidth (the B_ach line). So its time per token may exceed the
+    higher format's by up to 1 / 0.70 (:data:`DEQUANT_SLOWDOWN`): over 4,786 pairs the worst was 1.32
+    (fp8 to int4 on a T4). And where the lower format's mix reads more weight bytes per step than
+    the higher's (its bulk is narrower but it keeps more tensors wide: NF4's 16-bit head against
+    q5_0's Q6_K one, a large vocabulary's share), by that ratio too (:func:`read_ratio`), and no more.
+    A GPU without fp8 or fp4 tensor cores computes in 16-bit (``compute_precision``), which changes
+    its FLOPs rate, not the bytes it reads: batch-1 decoding needs no exemption for it and gets none.
     """
     h, lo = higher.inference, lower.inference
     if not (h["fits"] and lo["fits"]):
@@ -658,12 +700,17 @@ def check_lower_precision_tpot(higher: Outcome, lower: Outcome) -> list[str]:
     exempt = exempt and higher.scenario.precision not in QUANTIZED_WEIGHT_PRECISIONS
     if exempt:
         allowed *= DEQUANT_SLOWDOWN
+    ratio = 1.0
+    if lower.arch is not None:
+        ratio = read_ratio(lower.arch, lower.scenario.precision, higher.scenario.precision)
+        allowed *= ratio
     if not _at_most(lo["tpot_s"], allowed):
         return [
             f"{lower.scenario.precision} decodes one user in {lo['tpot_s']:.6g} s per token,"
             f" {higher.scenario.precision} in {h['tpot_s']:.6g} s"
             f" ({_replica_text(lower)} against {_replica_text(higher)})"
             + (f"; allowed {allowed:.6g} s with dequantisation" if exempt else "")
+            + (f"; reads {ratio:.4g}x the bytes" if ratio > 1.0 else "")
         ]
     return []
 

@@ -273,7 +273,7 @@ def test_lower_precision_memory_exempts_no_more_than_the_16_bit_embedding_and_he
     lower = _broken(fits, precision="int4")
     weights = higher.inference["memory_per_gpu"]["weights"]
     replica = higher.inference["tp"] * higher.inference["pp"]
-    extra = fits.sixteen_bit_params / replica  # one more byte per embedding and head parameter, per card
+    extra = fits.arch.stats.embedding_and_head_params / replica  # one more byte per embedding and head parameter
     lower.inference["memory_per_gpu"]["weights"] = weights + 0.99 * extra
     assert check_lower_precision_memory(higher, lower) == []
     lower.inference["memory_per_gpu"]["weights"] = weights + 1.01 * extra

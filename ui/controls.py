@@ -293,12 +293,6 @@ def _prices() -> tuple[str, ...]:
     return (AUTO, *(price.id for price in session_catalog().prices))
 
 
-def _precision(text: str) -> str:
-    if text not in PRECISIONS:
-        raise NotAllowedError(tr("one of {values}", values=", ".join(PRECISIONS)))
-    return text
-
-
 def _precision_list(text: str) -> list[str]:
     """Read 'bf16,fp8' (empty: the sidebar's precision alone), each once, in the catalog's order."""
     chosen = {part.strip() for part in text.split(",") if part.strip()}
@@ -350,7 +344,7 @@ _ALL = (
     Control("goal", translatable("Goal"), "serve", _choice(lambda: GOAL_OPTIONS)),
     Control("model", translatable("Model"), _SCENARIO.model, _choice(_models)),
     Control("params", translatable("Parameters"), 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
-    Control("precision", translatable("Precision"), _SCENARIO.precision, _precision),
+    Control("precision", translatable("Precision"), _SCENARIO.precision, _choice(lambda: PRECISIONS)),
     Control("gpu", translatable("GPU"), _SCENARIO.gpu, _choice(_gpus)),
     # Kept as given (the slider adds it to its steps): a plan's 10 cards must not become 8.
     _field("cards", translatable("Cards"), _SCENARIO.cards, "cards"),

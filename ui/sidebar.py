@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from model import PRECISIONS, Scenario
+from model import FORMATS, PRECISIONS, Scenario
 from ui.catalog import session_catalog
 from ui.controls import (
     AUTO,
@@ -183,6 +183,26 @@ def _link_labeller(table: str, gpu_id: str) -> Callable[[str], str]:
     return label
 
 
+_FAMILIES = {
+    "plain": "",
+    "weight_only": translatable("weight-only"),
+    "experts": translatable("MoE experts"),
+    "gguf": "llama.cpp GGUF",
+}
+"""What each family of weight formats is called beside a precision's id."""
+
+
+def _precision_labeller() -> Callable[[str], str]:
+    """Label each precision with its family and bits per weight ('q4_k_m · llama.cpp GGUF · 4.5 bits'), bound now."""
+    labels = {}
+    for precision in PRECISIONS:
+        weight_format = FORMATS[precision]
+        family = tr(_FAMILIES[weight_format.family]) if _FAMILIES[weight_format.family] else ""
+        bits = tr("{bits} bits", bits=f"{weight_format.bits:.3g}")
+        labels[precision] = " · ".join(part for part in (precision, family, bits) if part)
+    return labels.__getitem__
+
+
 def render_link_notice() -> None:
     """Say once, above the page, which of the link's settings were not used, and what was kept instead.
 
@@ -249,8 +269,17 @@ def render_scenario_sidebar() -> None:
                 persist_state="session",
                 help=tr("A Llama-style dense model of this size (the engine derives its layers and width)."),
             )
-        st.segmented_control(
-            tr("Precision"), PRECISIONS, default=held_value(PRECISION, PRECISIONS), key=PRECISION, required=True
+        st.selectbox(
+            tr("Precision"),
+            PRECISIONS,
+            index=held_index(PRECISION, PRECISIONS),
+            format_func=_precision_labeller(),
+            key=PRECISION,
+            filter_mode="contains",  # typing "q4" lists llama.cpp's 4-bit files
+            help=tr(
+                "How the weights are stored: bf16/fp8 for training and serving; int8/int4, AWQ, GPTQ, NF4, "
+                "MXFP4 and NVFP4 for serving; llama.cpp's GGUF files (q8_0 … q2_k) on a desk."
+            ),
         )
         gpus = list(catalog.gpus)
         st.selectbox(

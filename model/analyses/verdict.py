@@ -4,9 +4,9 @@ A goal is what the user came to do: serve the model, fine-tune it, or pre-train 
 the engine's own memory answer for that mode, the same one every page shows: serving fits when one
 sequence of the scenario's context fits beside the weights on a replica (batch 1: more users only
 add KV cache, and the largest batch that fits is a separate figure); training fits when the layout
-the engine chose fits the card. Pre-training and full fine-tuning in int8 or int4 are refused, not
-estimated: those are storage formats for serving, and no framework trains every weight in them
-(QLoRA trains 16-bit adapters on an int4 base, which is the ``qlora`` goal).
+the engine chose fits the card. Pre-training and full fine-tuning in a serving format (int8, int4,
+GPTQ/AWQ, NF4, MXFP4/NVFP4, llama.cpp's quants) are refused, not estimated: no framework trains every
+weight in them (QLoRA trains 16-bit adapters on an NF4 base, which is the ``qlora`` goal).
 
 Each fix changes one thing and is checked with :func:`model.estimate` before it is offered: more
 cards (the fewest that fit, doubling from the scenario's), a smaller format for the weights, an
@@ -24,7 +24,7 @@ from model.analyses.fit import largest_inference_context, largest_training_seq_l
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate, training_refused
 from model.limits import ScenarioError
-from model.precision import Precision, bytes_per_element
+from model.precision import GGUF_PRECISIONS, Precision, bytes_per_element
 from model.scenario import Finetune, Scenario, resolve, with_batch
 
 __all__ = [
@@ -43,6 +43,9 @@ MAX_CARDS: Final = 131_072
 SHORTEST_USEFUL_CONTEXT: Final = 256
 """A context or training sequence shorter than this is not offered as a fix: nothing useful fits in it."""
 _SERVING_FORMATS: Final[tuple[Precision, ...]] = ("fp8", "int4")
+_GGUF_SERVING_FORMATS: Final[tuple[Precision, ...]] = ("q4_k_m", "q3_k_m", "q2_k")
+"""The smaller formats a fix tries, in order: a llama.cpp user is offered llama.cpp's own mixes (a runner
+of GGUF files cannot load fp8 or int4 checkpoints), everyone else fp8 then int4."""
 
 
 class Fix(NamedTuple):
@@ -101,7 +104,8 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     cards = fewest_serving_cards(one, cat)
     if cards is not None and cards > scenario.cards:
         fixes.append(_checked(dataclasses.replace(one, cards=cards), "cards", cards, "inference", cat))
-    smaller = [p for p in _SERVING_FORMATS if bytes_per_element(p) < bytes_per_element(scenario.precision)]
+    offered = _GGUF_SERVING_FORMATS if scenario.precision in GGUF_PRECISIONS else _SERVING_FORMATS
+    smaller = [p for p in offered if bytes_per_element(p) < bytes_per_element(scenario.precision)]
     fixes.append(_first(_checked(_with_precision(one, p), "precision", p, "inference", cat) for p in smaller))
     context = largest_inference_context(result, cat)
     if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:

@@ -7,6 +7,7 @@ from typing import Any
 
 from model.catalog import Catalog
 from model.precision import PRECISIONS
+from model.precision.formats import FORMATS
 from model.units import GB
 
 __all__ = ["LISTS", "catalog_table"]
@@ -51,7 +52,16 @@ def catalog_table(kind: str, catalog: Catalog, as_json: bool) -> str:
             for link in table.values()
         ]
     else:
-        rows = [{"id": p} for p in PRECISIONS]
+        rows = [
+            {
+                "id": p,
+                "family": FORMATS[p].family,
+                "bits_per_weight": FORMATS[p].bits,
+                "trainable": FORMATS[p].trainable,
+                "kv_default": FORMATS[p].kv_default,
+            }
+            for p in PRECISIONS
+        ]
     if as_json:
         return json.dumps(rows, allow_nan=False)
     keys = list(rows[0])

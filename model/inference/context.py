@@ -14,7 +14,7 @@ from model.architecture import Architecture
 from model.communication import GroupPath, group_path
 from model.efficiency import Efficiencies, achievable_bandwidth, matmul_ceiling_share, matmul_efficiency
 from model.inference.memory import kv_bytes_per_sequence
-from model.precision import bytes_per_element, weight_bytes
+from model.precision.formats import weight_breakdown
 from model.scenario import Resolved
 
 __all__ = [
@@ -40,7 +40,7 @@ class ServingContext(NamedTuple):
     dense_weight_bytes: float
     """Weights every step reads whatever the batch, per replica."""
     expert_bytes: float
-    """One routed expert of one layer."""
+    """One routed expert of one layer (the mean over layers, where a llama.cpp mix widens some)."""
     kv_bytes_mean: float
     """One sequence's KV cache per card at the mean decode context."""
     attention_flops_mean: float
@@ -72,12 +72,14 @@ def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str, ep: int 
     combine kernel and their all-to-alls (DeepSeek-V3 sec. 3.4; SGLang's DP attention).
     """
     arch, stats = r.arch, r.arch.stats
-    # The LM head stays 16-bit under weight-only quantisation (tied or not, it is read every step).
-    dense_bytes = weight_bytes(stats.dense_matmul_params, r.precision, stats.head_params)
+    # Each tensor in its format's width: the LM head stays 16-bit under weight-only quantisation and is
+    # Q6_K in most llama.cpp mixes; tied or not, it is read every step.
+    weights = weight_breakdown(arch, r.precision)
+    experts = stats.moe_layers * arch.experts
     context = r.scenario.prompt_len + r.scenario.output_len / 2.0
     return ServingContext(
-        dense_weight_bytes=dense_bytes,
-        expert_bytes=stats.expert_params * bytes_per_element(r.precision),
+        dense_weight_bytes=weights.read_every_step,
+        expert_bytes=weights.routed_experts / experts if experts else 0.0,
         kv_bytes_mean=kv_bytes_per_sequence(arch, context, r.kv_precision, tp, pp),
         attention_flops_mean=decode_attention_flops_per_key(arch) * context / (tp * pp),
         kernels=(kernels_per_pass(arch) + (2.0 * stats.moe_layers if ep > 1 else 0.0)) / pp,

@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 from model.architecture import Architecture
 from model.memory import LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
-from model.precision import bytes_per_element, weight_bytes
+from model.precision import bytes_per_element
+from model.precision.formats import weight_breakdown
 from model.scenario import MAX_BATCH
 
 __all__ = [
@@ -75,13 +76,13 @@ class InferenceMemory(NamedTuple):
 
 
 def inference_weight_bytes(arch: Architecture, precision: str) -> float:
-    """Return the bytes of all resident weights, the 16-bit embedding/head of quantised models included."""
-    return weight_bytes(arch.stats.total_params, precision, arch.stats.embedding_and_head_params)
+    """Return the bytes of all resident weights, each tensor in its format's width (model.precision.formats)."""
+    return weight_breakdown(arch, precision).total
 
 
 def routed_expert_bytes(arch: Architecture, precision: str) -> float:
     """Return the bytes of every routed expert of every MoE layer (what expert parallelism divides)."""
-    return arch.stats.moe_layers * arch.experts * arch.stats.expert_params * bytes_per_element(precision)
+    return weight_breakdown(arch, precision).routed_experts
 
 
 def card_weight_bytes(arch: Architecture, precision: str, *, tp: int, pp: int, ep: int = 1) -> float:

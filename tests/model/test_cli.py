@@ -234,6 +234,25 @@ def test_list_prints_each_catalog(kind, capsys):
     assert rows and all("id" in row for row in rows)
 
 
+def test_list_precisions_gives_each_formats_bits_and_family(capsys):
+    main(["list", "precisions", "--json"])
+    rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["q4_k_m"] == {
+        "id": "q4_k_m", "family": "gguf", "bits_per_weight": 4.5, "trainable": False, "kv_default": "fp16",
+    }  # fmt: skip
+    assert rows["mxfp4"]["bits_per_weight"] == 4.25 and rows["bf16"]["trainable"]
+
+
+def test_a_gguf_precision_and_a_quantised_kv_cache_are_flags(capsys):
+    args = ["estimate", "--model", "llama-2-7b", "--gpu", "rtx-4090", "--cards", "1", "--batch", "1", "--json"]
+    main([*args, "--precision", "q4_k_m", "--kv-precision", "q8_0"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"]["precision"] == "q4_k_m" and data["inputs"]["kv_precision"] == "q8_0"
+    assert data["inference"]["memory_per_gpu"]["weights"] == pytest.approx(4_081_004_224, rel=1e-3)
+    main([*args, "--precision", "q4_k_m"])
+    assert json.loads(capsys.readouterr().out)["inputs"]["kv_precision"] == "fp16"  # llama.cpp's default cache
+
+
 def test_list_prints_a_readable_table(capsys):
     main(["list", "gpus"])
     out = capsys.readouterr().out

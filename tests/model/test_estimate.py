@@ -97,6 +97,15 @@ def test_training_every_weight_in_int8_is_refused_and_sized_as_its_bf16_fix():
     assert adapters.training.state_bytes_per_param < result.training.state_bytes_per_param
 
 
+@pytest.mark.parametrize("precision", ["q4_k_m", "awq_int4", "nf4", "mxfp4", "nvfp4"])
+def test_pretraining_in_a_local_or_serving_format_is_refused_and_adapters_on_it_train(precision):
+    refused = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", precision=precision), CATALOG)
+    assert refused.training.precision == "bf16" and refused.to_dict()["training"]["time_s"] is None
+    for finetune in ("lora", "qlora"):
+        tuned = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", precision=precision, finetune=finetune))
+        assert tuned.training.precision == precision and tuned.to_dict()["training"]["time_s"] is not None
+
+
 def test_a_gpu_without_a_price_has_no_costs_and_says_so():
     result = estimate(Scenario(model="llama-3.1-8b", gpu="h100-sxm", price_per_gpu_hour=None), CATALOG)
     assert result.training.cost_usd is not None  # the catalog has an H100 price

@@ -3,6 +3,7 @@ import pytest
 from model import Scenario, default_catalog, estimate
 from model.inference import ServingLoad, inference_memory, kv_bytes_per_sequence
 from model.memory import LOGIT_BYTES, Layout, training_activations, training_memory, training_regime, training_states
+from model.precision.formats import weight_breakdown
 
 MODELS = default_catalog().models
 LLAMA2_7B = MODELS["llama-2-7b"].architecture
@@ -121,10 +122,25 @@ def test_lora_and_qlora_need_far_less_than_full_finetuning():
     lora = _train(Layout(1, 1, 1, 1, 0), finetune="lora")
     qlora = _train(Layout(1, 1, 1, 1, 0), finetune="qlora")
     # LoRA keeps the full 16-bit base plus small adapters; QLoRA stores the base in 4 bits.
-    assert qlora.weights < full.weights / 2  # 4.5-bit body, 16-bit embedding and head
+    assert qlora.weights < full.weights / 2  # 4.13-bit NF4 body, 16-bit embedding and head
     assert lora.weights == pytest.approx(full.weights, rel=0.02)
     assert lora.optimizer < full.optimizer / 50
     assert qlora.total < lora.total < full.total / 2
+
+
+def test_qlora_holds_its_base_in_nf4_and_lora_its_base_in_the_format_peft_keeps():
+    # QLoRA quantises the base to NF4 with double quantisation (Dettmers et al. 2023, sec. 3); LoRA trains on
+    # a GPTQ/AWQ/bitsandbytes base as stored (PEFT), and on a GGUF one dequantised to 16-bit (transformers).
+    def base(precision, finetune):
+        regime = training_regime(LLAMA3_8B, precision, "adamw", finetune, 16, True)
+        return (regime.weight_bytes - regime.adapter_bytes) * LLAMA3_8B.stats.total_params
+
+    assert base("bf16", "qlora") == pytest.approx(weight_breakdown(LLAMA3_8B, "nf4").total)
+    assert base("q4_k_m", "qlora") == pytest.approx(weight_breakdown(LLAMA3_8B, "nf4").total)
+    assert base("awq_int4", "lora") == pytest.approx(weight_breakdown(LLAMA3_8B, "awq_int4").total)
+    assert base("int8", "lora") == pytest.approx(weight_breakdown(LLAMA3_8B, "int8").total)
+    assert base("q4_k_m", "lora") == pytest.approx(2 * LLAMA3_8B.stats.total_params)
+    assert base("bf16", "lora") == pytest.approx(2 * LLAMA3_8B.stats.total_params)
 
 
 def test_the_full_load_fills_the_servers_budget_and_a_batch_past_the_card_does_not_fit():

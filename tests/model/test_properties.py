@@ -6,14 +6,13 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import Scenario, default_catalog, estimate
+from model import PRECISIONS, Scenario, default_catalog, estimate
 from model.analyses.fit import pinned_serving, pinned_training
 from model.efficiency import EXPECTED, OPTIMISTIC, PESSIMISTIC
 
 CATALOG = default_catalog()
 GPU_IDS = sorted(CATALOG.gpus)
 MODEL_IDS = sorted(CATALOG.models)
-PRECISIONS = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 
 scenarios = st.builds(
     Scenario,

@@ -22,7 +22,8 @@ def test_changed_values_round_trip_through_the_url():
     [
         ({"cards": ["0"]}, "Cards: '0' is not allowed"),
         ({"cards": ["lots"]}, "Cards: 'lots' is not allowed"),
-        ({"precision": ["fp3"]}, "Precision: 'fp3' is not allowed (one of fp32"),
+        ({"precision": ["fp3"]}, "Precision: 'fp3' is not allowed (did you mean fp32?)"),
+        ({"precision": ["zzz"]}, "Precision: 'zzz' is not allowed (one of fp32, bf16"),
         ({"params": ["9T"]}, "Parameters: '9T' is not allowed"),
         ({"cards": ["8", "16"]}, "given 2 times; used the last"),
         ({"months": ["1" * 500]}, "Months: the value is longer than 100 characters; kept 24"),

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from model import Scenario, default_catalog, estimate, fetch_hf_model
-from model.catalog.hf_hub import FAILURE_KEPT_S, HF_ERRORS, HfError, clear_hf_cache, parse_repo_id
+from model import HfError, Scenario, default_catalog, estimate, fetch_hf_model
+from model.catalog.hf_hub import FAILURE_KEPT_S, HF_ERRORS, clear_hf_cache, parse_repo_id
 from tests.hf_server import OFFLINE, SLOW_S, TOKEN
 
 # (repo, total, active or None, relative tolerance, source). Exact safetensors counts are held to

@@ -3,7 +3,9 @@
 import pytest
 
 from model import default_catalog
-from model.precision import bytes_per_element, compute_precision, default_kv_precision, weight_bytes
+from model.architecture import Architecture
+from model.precision import bytes_per_element, compute_precision, default_kv_precision
+from model.precision.formats import weight_breakdown
 
 GPUS = default_catalog().gpus
 
@@ -35,8 +37,11 @@ def test_block_scaled_four_bit_formats_carry_their_scales():
 
 
 def test_weight_only_formats_keep_the_embedding_and_head_in_16_bit():
-    assert weight_bytes(10e9, "int4", 1e9) == pytest.approx(9e9 * 18 / 32 + 1e9 * 2)
-    assert weight_bytes(10e9, "fp8", 1e9) == pytest.approx(10e9)  # fp8 checkpoints quantise everything
+    arch = Architecture(layers=4, hidden=1024, heads=8, kv_heads=8, ffn=4096, vocab=32_000)
+    outside = arch.stats.embedding_and_head_params
+    inside = arch.stats.total_params - outside
+    assert weight_breakdown(arch, "int4").total == pytest.approx(inside * 18 / 32 + outside * 2)
+    assert weight_breakdown(arch, "fp8").total == pytest.approx(arch.stats.total_params)  # fp8 quantises everything
 
 
 def test_fp8_checkpoints_get_an_fp8_cache_and_weight_only_ones_a_16_bit_cache():
