@@ -67,15 +67,21 @@ def format_gb(value: float) -> str:
 
 
 def format_count(value: float) -> str:
-    """Write a count with a T, B or M suffix to three significant figures (70e9 becomes ``70B``).
+    """Write a count with a T, B, M or k suffix to three significant figures (70e9 becomes ``70B``).
 
-    Counts under a million are written in full with thousands separators.
+    Counts under ten thousand are written in full with thousands separators ('9,500'); from there
+    'k' (385k GPU-hours, not 384,991: a figure read at a glance, as the other suffixes are).
     """
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if value >= scale:
+    suffixes = ((1e12, "T", 1e12), (1e9, "B", 1e9), (1e6, "M", 1e6), (1e3, "k", 1e4))
+    for index, (scale, suffix, start) in enumerate(suffixes):
+        if value >= start:
             scaled = value / scale
-            # Past 1,000 of the largest suffix, whole numbers: '10,000T', never '1e+04T'.
-            return f"{scaled:,.0f}{suffix}" if scaled >= 1000 else f"{scaled:,.3g}{suffix}"
+            if scaled >= 1000:  # past 1,000 of the largest suffix, whole numbers: '10,000T', never '1e+04T'
+                return f"{scaled:,.0f}{suffix}"
+            if float(f"{scaled:.3g}") >= 1000:  # 999,999 rounds up to the next suffix: '1M', not '1e+03k'
+                larger, name, _ = suffixes[index - 1]
+                return f"{value / larger:.3g}{name}"
+            return f"{scaled:.3g}{suffix}"
     return f"{value:,.0f}"
 
 
@@ -86,6 +92,8 @@ def format_usd(value: float | None) -> str:
     """
     if value is None or not math.isfinite(value):
         return "n/a"
+    if value >= 1e12:  # $1.16T, not $1,156.95B
+        return f"${value / 1e12:,.2f}T"
     if value >= 1e9:
         return f"${value / 1e9:,.2f}B"
     if value >= 1e6:

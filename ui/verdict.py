@@ -90,7 +90,13 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
     )
 
 
-_FITS = translatable("**{noun} fits**: {needed} of {capacity} usable per card.")
+_FITS = translatable("**{noun} fits**: {needed} of {capacity} usable per card ({spare} to spare).")
+_FITS_FILLED = translatable(
+    "**{noun} fits**: {needed} of {capacity} usable per card ({spare} to spare): the fastest setting fills the "
+    "card; recomputing every layer would need {lightest}."
+)
+TIGHT_SHARE = 0.1
+"""Less room to spare than this share of the card, and the verdict says what the lightest setting needs."""
 _FITS_ONE_SEQUENCE = translatable(
     "**{noun} fits**: {needed} per card for one sequence, within the {budget} a server uses {reserve}."
 )
@@ -109,7 +115,18 @@ def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
         needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
         return tr(_FITS_ONE_SEQUENCE, noun=noun, needed=needed, budget=budget, reserve=_reserve(verdict))
     if verdict.runs:
-        return tr(_FITS, noun=noun, needed=bytes_gb(verdict.needed_bytes), capacity=bytes_gb(verdict.capacity_bytes))
+        spare = verdict.capacity_bytes - verdict.needed_bytes
+        fields = {
+            "noun": noun,
+            "needed": bytes_gb(verdict.needed_bytes),
+            "capacity": bytes_gb(verdict.capacity_bytes),
+            "spare": bytes_gb(spare),
+        }
+        lightest = verdict.lightest_bytes
+        if lightest is not None and spare < TIGHT_SHARE * verdict.capacity_bytes and lightest < verdict.needed_bytes:
+            # Not a knife edge: the layout search spends the room on speed (less recomputation).
+            return tr(_FITS_FILLED, lightest=bytes_gb(lightest), **fields)
+        return tr(_FITS, **fields)
     reason = verdict_reason(verdict, gpu_name, precision)
     if verdict.refusal:
         sentence = tr("**{noun} is refused**: {reason}.", noun=noun, reason=reason)

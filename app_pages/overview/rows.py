@@ -10,6 +10,7 @@ from model.catalog import Gpu
 from model.units import format_count
 from ui.format import bytes_gb, duration, milliseconds
 from ui.i18n import tr, translatable
+from ui.layout_rows import training_layout_text
 
 __all__ = [
     "also_heading",
@@ -28,7 +29,10 @@ _BOUNDS = {"memory": translatable("Memory-bound"), "compute": translatable("Comp
 
 
 def tokens_caption(result: Estimate) -> str:
-    """Say what the training time is for: '27.7 days to train on 161B tokens (20 per parameter)'."""
+    """Say what the training time is for, in GPU-hours and on which layout.
+
+    '27.7 days to train on **161B tokens** (20 per parameter): **42.5k GPU-hours** on tp 1 × pp 1 × dp 64, ...'.
+    """
     training, scenario = result.training, result.resolved.scenario
     params = result.resolved.arch.stats.total_params
     per_parameter = tr("{n} per parameter", n=f"{training.tokens / params:,.3g}")
@@ -39,10 +43,12 @@ def tokens_caption(result: Estimate) -> str:
     else:
         why = tr("{per_parameter}, the Chinchilla default", per_parameter=per_parameter)
     return tr(
-        "{time} to train on **{tokens} tokens** ({why})",
+        "{time} to train on **{tokens} tokens** ({why}): **{gpu_hours} GPU-hours** on {layout}",
         time=duration(training.time_s),
         tokens=format_count(training.tokens),
         why=why,
+        gpu_hours=format_count(training.gpu_hours),
+        layout=training_layout_text(result),
     )
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "KnobPoint",
     "KnobSweep",
     "LoadPoint",
+    "TrainingShape",
     "inference_batch_sweep",
     "inference_context_sweep",
     "largest_component",
@@ -56,6 +57,7 @@ __all__ = [
     "pinned_training",
     "recompute_sweep",
     "tp_sweep",
+    "training_shape",
     "with_context",
     "zero_stage_sweep",
 ]
@@ -203,7 +205,7 @@ def _serving_replica(result: Estimate) -> _Replica:
     return _Replica(result.resolved, inference.tp, inference.pp, inference.ep)
 
 
-class _TrainingShape(NamedTuple):
+class TrainingShape(NamedTuple):
     """The training layout the engine chose for a scenario, held: sized again without an estimate."""
 
     resolved: Resolved
@@ -255,10 +257,10 @@ class _TrainingShape(NamedTuple):
         return training_fits(memory, r.gpu.capacity_bytes) and not self.refused, memory
 
 
-def _training_shape(result: Estimate) -> _TrainingShape:
+def training_shape(result: Estimate) -> TrainingShape:
     """Return the training layout the estimate chose, to size again."""
     training, r = result.training, result.resolved
-    return _TrainingShape(
+    return TrainingShape(
         r, training_regime_of(r), training.parallelism, training.recompute, training.recomputed_layers,
         training.micro_batch, training.global_batch, training.vp, training_refused(r),
     )  # fmt: skip
@@ -325,7 +327,7 @@ def largest_inference_context(given: Given, catalog: Catalog | None = None, batc
     return float(largest) if largest >= 2 else 0.0
 
 
-def _largest_training(shape: _TrainingShape, setting: str, current: int) -> int:
+def _largest_training(shape: TrainingShape, setting: str, current: int) -> int:
     """Return the largest value of ``setting`` (micro_batch or seq_len) that fits the held layout (0: none)."""
     limit = MICRO_BATCH_LIMIT if setting == "micro_batch" else TOKEN_LIMIT
 
@@ -344,7 +346,7 @@ def largest_training_micro_batch(given: Given, catalog: Catalog | None = None) -
     Activations grow linearly with the micro-batch (Korthikanti et al. 2022, sec. 4): the first
     guess solves the line through the scenario's micro-batch and twice it.
     """
-    shape = _training_shape(_base(given, catalog))
+    shape = training_shape(_base(given, catalog))
     return _largest_training(shape, "micro_batch", shape.micro_batch)
 
 
@@ -354,12 +356,12 @@ def largest_training_seq_len(given: Given, catalog: Catalog | None = None) -> in
     With flash attention activations grow linearly with the sequence (Korthikanti et al. 2022,
     sec. 4): the first guess solves the line through the scenario's sequence length and twice it.
     """
-    shape = _training_shape(_base(given, catalog))
+    shape = training_shape(_base(given, catalog))
     return _largest_training(shape, "seq_len", shape.resolved.seq_len)
 
 
 def _sized_point(
-    shape: _TrainingShape, value: int | str, chosen: bool, base: Estimate, **change: int | str
+    shape: TrainingShape, value: int | str, chosen: bool, base: Estimate, **change: int | str
 ) -> KnobPoint:
     """Return one knob point sized on the held layout: timed only when it is the chosen setting."""
     if chosen:
@@ -372,7 +374,7 @@ def _sized_point(
 def zero_stage_sweep(given: Given, catalog: Catalog | None = None) -> KnobSweep:
     """Return training memory per card at ZeRO stages 0-3, the rest of the chosen layout held."""
     base = _base(given, catalog)
-    shape = _training_shape(base)
+    shape = training_shape(base)
     chosen = shape.layout.zero
     return KnobSweep("zero", tuple(_sized_point(shape, z, z == chosen, base, zero=z) for z in ZERO_STAGES))
 
@@ -386,7 +388,7 @@ def recompute_sweep(given: Given, catalog: Catalog | None = None) -> KnobSweep:
     """
     cat = catalog or default_catalog()
     base = _base(given, cat)
-    shape = _training_shape(base)
+    shape = training_shape(base)
     every = shape.every_layer()
     chosen: str = shape.recompute
     partial = shape.recompute == "full" and shape.recomputed_layers < every

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Final, Literal, NamedTuple, get_args
 
 from model.analyses.compare import fewest_serving_cards
-from model.analyses.fit import largest_inference_context, largest_training_seq_len, with_context
+from model.analyses.fit import largest_inference_context, largest_training_seq_len, training_shape, with_context
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate, training_refused
 from model.limits import ScenarioError
@@ -69,6 +69,9 @@ class Verdict(NamedTuple):
     """Memory per card the goal needs as the scenario stands (0 when refused)."""
     capacity_bytes: float
     fixes: tuple[Fix, ...]
+    lightest_bytes: float | None = None
+    """Training that fits: memory per card on the same layout with every layer recomputed, the least it
+    can take (the search fills the card with the fastest setting that fits); None for serving."""
 
 
 def goal_scenario(scenario: Scenario, goal: Goal) -> Scenario:
@@ -126,7 +129,9 @@ def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
     capacity = result.resolved.gpu.capacity_bytes
     needed = result.training.memory_per_gpu.total
     if result.training.fits:
-        return Verdict(goal, True, None, needed, capacity, ())
+        shape = training_shape(result)
+        _, lightest = shape.memory(recompute="full", recomputed_layers=shape.every_layer())
+        return Verdict(goal, True, None, needed, capacity, (), lightest.total)
     if goal == "finetune":
         lighter = _LIGHTER_METHODS.get(scenario.finetune, ())
         fixes.append(_first(_checked(_with_finetune(scenario, m), "finetune", m, "training", cat) for m in lighter))

@@ -31,7 +31,7 @@ def sidebar_moves(model: str, gpu: str = "a100-sxm-80gb") -> list[tuple[str, str
     """
     return [
         ("selectbox", "model", model),
-        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "precision", "fp8"),
         ("selectbox", "gpu", gpu),
         ("select_slider", "cards", 256),
         ("selectbox", "link", "pcie-gen5"),

@@ -40,11 +40,14 @@ def test_gigabyte_is_decimal_and_gibibyte_binary():
     assert GIB == 1073741824
 
 
-def test_format_count_writes_three_figures_with_a_t_b_or_m_suffix():
+def test_format_count_writes_three_figures_with_a_t_b_m_or_k_suffix():
     assert format_count(15e12) == "15T"
     assert format_count(70.6e9) == "70.6B"
     assert format_count(500e6) == "500M"
-    assert format_count(12_345) == "12,345"
+    assert format_count(384_991) == "385k"  # issue 31: GPU-hours read at a glance, not 384,991
+    assert format_count(12_345) == "12.3k"
+    assert format_count(9_500) == "9,500"  # under ten thousand, in full
+    assert format_count(999_999) == "1M"  # rounding never writes '1e+03k'
     assert format_count(1e16) == "10,000T"  # never an exponent: the Costs slider once read "1e+04T tokens"
 
 

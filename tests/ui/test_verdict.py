@@ -58,3 +58,18 @@ def test_a_fitting_serving_verdict_states_the_budget_it_fits_within():
     assert verdict.runs
     headline = verdict_headline(verdict, "H20", "fp8")
     assert bytes_gb(serving_capacity(verdict.capacity_bytes)) in headline and "kept in reserve" in headline
+
+
+def test_a_fit_says_how_much_room_is_left_and_a_full_card_what_the_lightest_setting_needs():
+    # Issue 31: "fits: 24.9 of 25.2 GB" read as a knife edge when full recomputation needs far less.
+    from model import Scenario
+    from model.analyses.verdict import goal_verdict
+
+    tight = goal_verdict(Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1, finetune="lora"), "finetune")
+    assert tight.runs and tight.lightest_bytes is not None
+    headline = verdict_headline(tight, "RTX 4090", "bf16")
+    spare = tight.capacity_bytes - tight.needed_bytes
+    assert f"({bytes_gb(spare)} to spare" in headline
+    if spare < 0.1 * tight.capacity_bytes:
+        assert f"recomputing every layer would need {bytes_gb(tight.lightest_bytes)}" in headline
+        assert tight.lightest_bytes < tight.needed_bytes

@@ -149,7 +149,7 @@ def test_hostile_uploads_are_refused_and_leave_the_visit_as_it_was():
         "gpus": _gpu_labels(at),
         "catalog": at.session_state[USER_CATALOG_KEY],
         "cards": at.select_slider(key="cards").value,
-        "precision": at.segmented_control(key="precision").value,
+        "precision": at.selectbox(key="precision").value,
     }
     documents = malformed_catalogs(1000)
     hostile = [d for d in documents if isinstance(d, bytes)][:2]
@@ -165,7 +165,7 @@ def test_hostile_uploads_are_refused_and_leave_the_visit_as_it_was():
             assert _gpu_labels(at) == before["gpus"]
             assert at.session_state[USER_CATALOG_KEY] is before["catalog"]
         assert at.select_slider(key="cards").value == before["cards"]
-        assert at.segmented_control(key="precision").value == before["precision"]
+        assert at.selectbox(key="precision").value == before["precision"]
 
 
 def test_a_pasted_hugging_face_config_adds_a_model_the_sidebar_offers():

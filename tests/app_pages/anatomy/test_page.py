@@ -40,7 +40,7 @@ def test_a_chip_without_sm_data_shows_what_it_has_and_says_what_is_missing():
     ("kind", "key", "value", "base"),
     [
         ("selectbox", "gpu", "a100-sxm-80gb", {}),
-        ("segmented_control", "precision", "fp8", {}),
+        ("selectbox", "precision", "fp8", {}),
         # The model and the card count change the weights each card holds, read once per level.
         ("selectbox", "model", "llama-3.1-8b", {"model": "llama-3.1-70b"}),
         ("select_slider", "cards", 1, {"model": "llama-3.1-70b"}),

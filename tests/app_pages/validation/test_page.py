@@ -40,7 +40,7 @@ def test_a_bad_kind_in_the_link_falls_back_to_all_with_a_warning():
     ("kind", "key", "value"),
     [
         ("selectbox", "model", "llama-3.1-405b"),
-        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "precision", "fp8"),
         ("selectbox", "gpu", "a100-sxm-80gb"),
         ("select_slider", "cards", 1024),
     ],

@@ -53,7 +53,7 @@ def test_each_sidebar_control_changes_what_the_page_shows(kind, key, value):
     ("kind", "key", "value"),
     [
         ("selectbox", "model", "llama-3.1-70b"),
-        ("segmented_control", "precision", "fp8"),
+        ("selectbox", "precision", "fp8"),
         ("selectbox", "gpu", "h200"),
     ],
 )
