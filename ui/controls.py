@@ -364,7 +364,7 @@ _ALL = (
     _whole("batch", translatable("Concurrent sequences"), 32, 1, MAX_BATCH),
     Control("tokens", translatable("Training tokens"), 0.0, _tokens, format_tokens),
     _decimal_field("util", translatable("Utilisation"), _SCENARIO.utilization, "utilization", least=0.01),
-    # Training vs inference cost.
+    # Training vs serving cost.
     _decimal("traffic", translatable("Tokens served per day"), 1e9, 1e3, 1e15),
     _whole("months", translatable("Months"), 24, 1, 120),
     Control("api", translatable("API price to compare"), AUTO, _choice(_prices)),

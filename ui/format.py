@@ -19,6 +19,7 @@ __all__ = [
     "milliseconds",
     "per_second",
     "percent",
+    "sequences_text",
     "short_milliseconds",
 ]
 
@@ -108,6 +109,11 @@ def compact_gpu_name(gpu: Gpu) -> str:
     name = gpu.short_name
     vendor = gpu.vendor.split()[0] if gpu.vendor else ""
     return name[len(vendor) + 1 :] if vendor and name.startswith(vendor + " ") else name
+
+
+def sequences_text(count: int) -> str:
+    """Write a number of sequences: '1 sequence', '346 sequences'."""
+    return tr("1 sequence") if count == 1 else tr("{n} sequences", n=f"{count:,}")
 
 
 def percent(value: float | None) -> str:

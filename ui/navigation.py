@@ -22,7 +22,7 @@ class PageSpec(NamedTuple):
 
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/overview/page.py", translatable("Overview"), ":material/dashboard:", ""),
-    PageSpec("app_pages/costs/page.py", translatable("Training vs inference cost"), ":material/payments:", "costs"),
+    PageSpec("app_pages/costs/page.py", translatable("Training vs serving cost"), ":material/payments:", "costs"),
     PageSpec("app_pages/vram/page.py", translatable("VRAM"), ":material/memory:", "vram"),
     PageSpec("app_pages/tokens/page.py", translatable("Tokens per second"), ":material/speed:", "tokens"),
     PageSpec("app_pages/compare/page.py", translatable("Compare"), ":material/compare_arrows:", "compare"),

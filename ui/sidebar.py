@@ -319,8 +319,8 @@ def render_scenario_sidebar() -> None:
 
 
 def _render_finetune() -> None:
-    c1, c2 = st.columns([3, 2])
-    c1.selectbox(
+    # One control a row: beside the rank, the method's label was cut ("QLoRA (4-bit b…").
+    st.selectbox(
         tr("Fine-tuning method"),
         FINETUNE_OPTIONS,
         index=held_index("finetune", FINETUNE_OPTIONS),
@@ -330,7 +330,7 @@ def _render_finetune() -> None:
             "LoRA trains low-rank adapters on a frozen 16-bit base; QLoRA on a 4-bit base; Full trains every weight."
         ),
     )
-    c2.number_input(
+    st.number_input(
         tr("LoRA rank"),
         *int_bounds("rank"),
         held_value("rank"),

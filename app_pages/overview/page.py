@@ -13,6 +13,12 @@ from ui.view import view_or_stop
 
 view = view_or_stop(overview_view, current_scenario(), current_goal())  # shows a bad scenario plainly, then stops
 page_title(view.title, view.tag)
+st.caption(
+    tr(
+        "Whether a model fits your GPUs, how fast it runs and what it costs, for serving, fine-tuning or "
+        "pre-training. Pick the goal, the model, the GPU and the cards on the left; every page follows."
+    )
+)
 
 
 def set_tokens(key: str) -> None:

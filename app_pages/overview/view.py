@@ -26,7 +26,16 @@ from model import Catalog, Estimate, Scenario, estimate, replica_name
 from model.analyses.compare import cpu_versus_gpu, serving_pair
 from model.analyses.verdict import Verdict, goal_verdict
 from model.units import format_usd
-from ui.format import NOT_RUN, bytes_gb, compact_gpu_name, duration, milliseconds, percent, short_milliseconds
+from ui.format import (
+    NOT_RUN,
+    bytes_gb,
+    compact_gpu_name,
+    duration,
+    milliseconds,
+    percent,
+    sequences_text,
+    short_milliseconds,
+)
 from ui.i18n import tr, translatable
 from ui.layout_rows import training_layout_text
 from ui.memory_rows import capacity_row, limits_caption, memory_rows, regime_text, serving_budget_row
@@ -203,7 +212,7 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
         heading = tr("**Memory per card**, serving one user")
         parts = memory_rows(one, workloads=("inference",), inference_label=tr("1 user"))
     elif goal == "serve":
-        sequences = tr("{n} sequences", n=f"{full.inference.batch:,}")
+        sequences = sequences_text(full.inference.batch)
         heading = tr("**Memory per card**, serving one user and at full load ({sequences})", sequences=sequences)
         parts = memory_rows(one, workloads=("inference",), inference_label=tr("1 user")) + memory_rows(
             full, workloads=("inference",), inference_label=sequences

@@ -28,7 +28,9 @@ def _kinds() -> list[str]:
 
 def _axis(field: str, title: str) -> alt.X | alt.Y:
     scale = alt.Scale(type="log")
-    axis = alt.Axis(values=_TICKS, format="~s", grid=True)
+    # Below 1 a decimal ('0.1', never SI's '100m'); from 1,000 k and M as the rest of the app writes counts.
+    labels = "datum.value < 1 ? format(datum.value, '.1~f') : format(datum.value, '~s')"
+    axis = alt.Axis(values=_TICKS, labelExpr=labels, grid=True)
     return (alt.X if field == "measured" else alt.Y)(f"{field}:Q", title=title, scale=scale, axis=axis)
 
 
