@@ -1,37 +1,20 @@
 import streamlit as st
 
-from app_pages.compare.rows import (
-    FILTERS,
-    cards_text,
-    compare_caption,
-    compare_takeaway,
-    filter_comparisons,
-    gpu_table_columns,
-    gpu_table_rows,
-)
-from model.analyses.compare import compare_gpus
+from app_pages.compare.rows import FILTERS, gpu_table_columns
+from app_pages.compare.view import compare_view
 from ui.catalog import session_catalog
 from ui.i18n import tr
-from ui.page import estimate_or_stop
 from ui.remount import held_value
 from ui.saved import render_save_form, render_saved
 from ui.sidebar import current_scenario
 from ui.tables import csv_button
+from ui.view import view_or_stop
 
-catalog = session_catalog()
 scenario = current_scenario()
-result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
-comparisons = compare_gpus(scenario, catalog)
+view = view_or_stop(compare_view, scenario)  # shows a bad scenario plainly, then stops
 
-st.title(
-    tr(
-        "Every GPU for {model} · {precision} · {cards}",
-        model=result.resolved.model_name,
-        precision=scenario.precision,
-        cards=cards_text(scenario.cards),
-    )
-)
-st.markdown(compare_takeaway(comparisons, scenario.gpu, scenario.cards))
+st.title(view.title)
+st.markdown(view.takeaway)
 
 
 @st.fragment
@@ -46,10 +29,10 @@ def gpu_table() -> None:
         required=True,
         persist_state="session",
     )
-    rows = gpu_table_rows(filter_comparisons(comparisons, which), scenario.gpu)
+    rows = list(view.table(which))
     columns = gpu_table_columns(scenario.cards)
     st.dataframe(rows, column_config=columns, column_order=list(columns), hide_index=True, height=560, placeholder="")
-    st.caption(compare_caption(scenario, result.training.tokens))
+    st.caption(view.caption)
     csv_button(tr("Download the table (CSV)"), lambda: rows, "gpu_comparison.csv", key="compare_csv")
 
 
@@ -57,5 +40,6 @@ gpu_table()
 
 st.subheader(tr("Saved scenarios"), divider="gray")
 st.caption(tr("Save the sidebar's scenario, change it, save again: up to four show side by side."))
+catalog = session_catalog()
 render_save_form(scenario, catalog)
 render_saved(catalog)

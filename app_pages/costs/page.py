@@ -2,25 +2,19 @@ import streamlit as st
 
 from app_pages.costs import rows
 from app_pages.costs.charts import cost_over_time_chart, scaling_time_chart, step_share_chart
-from model.analyses.economics import cost_over_time
-from model.analyses.scaling import OWN_LINKS, card_counts, link_variants, scaling_with_cards
-from ui.catalog import session_catalog
+from app_pages.costs.view import costs_scenario_view, costs_view
 from ui.charts import show_chart
-from ui.controls import AUTO, bounds, int_bounds, steps_with
-from ui.format import NOT_RUN
+from ui.controls import bounds, int_bounds, steps_with
 from ui.i18n import tr
-from ui.page import estimate_or_stop
 from ui.remount import held_index, held_value
 from ui.sidebar import current_goal, current_scenario
+from ui.view import view_or_stop
 
-catalog = session_catalog()
 state = st.session_state
 scenario = current_scenario()
-result = estimate_or_stop(scenario)  # shows a bad scenario plainly, then stops
-st.title(tr("Training vs serving cost: {model}", model=result.inputs["model_name"]))
-params = result.resolved.arch.stats.total_params
-gpu_name = result.resolved.gpu.short_name
-goal = current_goal()
+# Two steps (app_pages/costs/view.py): the API picker's labels need the model's size before the controls.
+head = view_or_stop(costs_scenario_view, scenario)  # shows a bad scenario plainly, then stops
+st.title(head.title)
 
 c1, c2, c3 = st.columns([3, 2, 5])
 traffic_steps = steps_with(rows.TRAFFIC_STEPS, state["traffic"])
@@ -42,18 +36,16 @@ c2.slider(
     persist_state="session",
     help=tr("How far ahead to look."),
 )
-api_choices = [AUTO, *(price.id for price in catalog.prices)]
 c3.selectbox(
     tr("API price to compare"),
-    api_choices,
-    index=held_index("api", api_choices),
-    format_func=rows.api_labeller(catalog, scenario.model, params),
+    head.api_choices,
+    index=held_index("api", head.api_choices),
+    format_func=dict(head.api_labels).get,  # bound now: AppTest calls it after the run
     key="api",
     persist_state="session",
     help=tr("List prices per million tokens on the date shown. Auto: an API serving this model, else GPT-4o."),
 )
-api = rows.chosen_api_price(catalog, state["api"], scenario.model, params)
-c3.caption(rows.api_terms(api))
+api_terms = c3.empty()  # the chosen API's prices: filled once the view has them
 with st.expander(tr("Training tokens and serving utilisation")):
     t1, t2 = st.columns(2)
     token_steps = steps_with(rows.TOKEN_STEPS, state["tokens"])
@@ -77,54 +69,27 @@ with st.expander(tr("Training tokens and serving utilisation")):
         help=tr("The share of each hour the serving cards do useful work."),
     )
 
-costs = cost_over_time(scenario, catalog, state["traffic"], state["months"], api)
-for note in costs.notes:
-    st.warning(rows.sentence(tr(note.template, **note.fields)), icon=":material/info:")
+view = view_or_stop(costs_view, scenario, current_goal(), state["traffic"], state["months"], state["api"])
+api_terms.caption(view.api_terms)
+for note in view.notes:
+    st.warning(note, icon=":material/info:")
 
 # Durations ("19.3 个月") need more room than compact dollar figures ("$84k") at a projector's 1280 px.
-m1, m2, m3, m4, m5 = st.columns([0.9, 1.1, 1.0, 1.1, 0.9])
-m1.metric(
-    tr("Training"),
-    rows.money(costs.training_usd),
-    border=True,
-    height="stretch",
-    help=rows.training_help(costs, scenario.cards),
-)
-m2.metric(
-    tr("Training time"),
-    rows.short_duration(costs.training_time_s) if costs.training_fits else NOT_RUN,
-    border=True,
-    height="stretch",
-    help=tr("Wall time with interruptions.") if costs.training_fits else rows.training_help(costs, scenario.cards),
-)
-m3.metric(
-    tr("Serving / month"),
-    rows.money(costs.serving_usd_per_month),
-    rows.serving_delta(costs),
-    delta_color="off",
-    delta_arrow="off",
-    border=True,
-    height="stretch",
-    help=rows.serving_help(costs, gpu_name),
-)
-m4.metric(tr("Break-even"), rows.break_even_text(costs), border=True, height="stretch", help=tr(rows.BREAK_EVEN_HELP))
-m5.metric(
-    tr("API / month"), rows.money(costs.api_usd_per_month), border=True, height="stretch", help=rows.api_help(costs)
-)
-st.markdown(rows.cost_takeaway(costs, gpu_name, serving_only=goal == "serve"))
-show_chart(cost_over_time_chart, lines=rows.cost_rows(costs), marks=rows.cost_marks(costs))
+for column, metric in zip(st.columns([0.9, 1.1, 1.0, 1.1, 0.9]), view.metrics, strict=True):
+    column.metric(**metric, delta_color="off", delta_arrow="off", border=True, height="stretch")
+st.markdown(view.takeaway)
+show_chart(cost_over_time_chart, lines=view.lines, marks=view.marks)
 
 st.subheader(tr("Training as the card count grows"), divider="gray")
-scaling = scaling_with_cards(scenario, catalog, card_counts(scenario, catalog), link_variants(scenario, catalog))
-st.markdown(rows.scaling_takeaway(scaling, refused=costs.training_refused))
-if scaling.rows:  # no empty axes when no card count trains
+st.markdown(head.scaling_takeaway)
+if head.scaling_charted:  # no empty axes when no card count trains
     left, right = st.columns(2)
     with left:
         st.markdown(tr("**Training time**, and what slower links cost"))
-        show_chart(scaling_time_chart, rows=rows.scaling_rows(scaling))
+        show_chart(scaling_time_chart, rows=head.scaling_rows)
     with right:
         st.markdown(tr("**What a step is made of** (scenario's links)"))
-        show_chart(step_share_chart, rows=rows.step_share_rows(scaling, OWN_LINKS))
+        show_chart(step_share_chart, rows=head.step_share_rows)
 st.caption(
     tr(
         "Communication the engine overlaps with compute is hidden in the compute share; what shows is the part "

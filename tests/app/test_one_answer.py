@@ -35,7 +35,7 @@ from model.scenario import with_batch
 from model.units import DAY_S, HOUR_S, format_usd
 from tests.app.conftest import PAGES, metric_values, open_page
 from tests.fuzz_links import first_run
-from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, per_second, percent
+from ui.format import NOT_RUN, bytes_gb, compact_gpu_name, duration, milliseconds, per_second, percent
 from ui.i18n import tr, use_language
 from ui.layout_rows import replica_text
 from ui.sidebar import current_scenario
@@ -208,7 +208,8 @@ def check_overview(at: Any, link: Link) -> None:
     assert len(why) == (1 if serving.runs else 0)
     bars = {(row["label"], round(row["ms"], 6)) for rows in why for row in rows if row["label"] != cpu}
     if serving.runs:
-        cards = f"{single['tp'] * single['pp'] * single['ep']:,} × {gpu_name(scenario)}"  # app_pages.overview.rows
+        # app_pages.overview.rows: the chart names the card without its vendor's word
+        cards = f"{single['tp'] * single['pp'] * single['ep']:,} × {compact_gpu_name(CATALOG.gpus[scenario.gpu])}"
         assert bars == {(cards, round(single["tpot_s"] * 1e3, 6)), (cards, round(single["tpot_roofline_s"] * 1e3, 6))}
         assert_replica_is_the_engines([metric(at, "Per token, 1 user").help], single)
         assert_replica_is_the_engines([metric(at, "Tokens/s, full load").help], loaded)

@@ -58,6 +58,7 @@ AWAY_FROM_DEFAULTS = {
     "method_view": "formulas",
     "anatomy_view": "links",
     "val_kind": "memory",
+    "present": "1",
 }
 
 
@@ -78,6 +79,8 @@ def declared_matches_value(widget: Any) -> bool:
         return bool([proto.options[index] for index in proto.default] == [widget.format_func(v) for v in widget.value])
     if kind == "Slider":
         return bool(list(proto.default) == [widget.value])
+    if kind == "Toggle":
+        return bool(proto.default == widget.value)
     raise AssertionError(f"no rule for a {kind} ({widget.key}): add one to this test")
 
 

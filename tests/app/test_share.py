@@ -43,7 +43,7 @@ def test_added_rows_and_saved_scenarios_travel_in_the_link():
 
 def test_a_damaged_rows_value_warns_and_the_rest_of_the_link_opens():
     at = open_page("overview", rows="AAAA", model="llama-3.1-70b")
-    assert any("added rows not loaded" in w.value for w in at.sidebar.warning)
+    assert any("added rows not loaded" in w.value for w in at.main.warning)  # one notice above the page
     assert at.selectbox(key="model").value == "llama-3.1-70b"
 
 
@@ -72,5 +72,5 @@ def test_a_key_the_link_repeats_is_written_back_once():
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(lang="en", val_kind=["memory", "moe_serving"])  # nothing else to write back
     at.run()
-    assert any("given 2 times" in w.value for w in at.sidebar.warning)
+    assert any("given 2 times" in w.value for w in at.main.warning)
     assert at.query_params["val_kind"] == "moe_serving"

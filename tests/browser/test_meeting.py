@@ -19,9 +19,9 @@ CUT_TEXT = """() => {
 """Every metric label, value and delta whose text is wider than its box (an ellipsis on screen)."""
 PROJECTOR = {"width": 1280, "height": 720}
 SMALL_CHART_TEXT = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg text")]
-  .filter(node => node.textContent.trim() && parseFloat(getComputedStyle(node).fontSize) < 12)
+  .filter(node => node.textContent.trim() && parseFloat(getComputedStyle(node).fontSize) < 14)
   .map(node => node.textContent.trim().slice(0, 30))"""
-"""Chart text smaller than 12 px: unreadable on a projector."""
+"""Chart text smaller than 14 px: unreadable on a projector (16 px in presentation mode: test_present.py)."""
 SCENARIOS = {
     "overview": "/?model=llama-3.1-70b&gpu=rtx-4090&cards=2&precision=int4",
     "vram": "/vram?goal=finetune&finetune=qlora&model=llama-3.1-8b&gpu=rtx-4090&cards=1",

@@ -71,7 +71,7 @@ def test_a_model_nothing_holds_on_one_card_is_shown_plainly():
 def test_saving_two_scenarios_shows_both_side_by_side():
     at = open_page("compare")
     _button(at, "Save this scenario").click().run()
-    at.segmented_control(key="precision").set_value("fp8").run()
+    at.selectbox(key="precision").set_value("fp8").run()
     at.text_input(key="save_label").set_value("fp8 try")
     _button(at, "Save this scenario").click().run()
     assert not at.exception

@@ -189,7 +189,7 @@ def test_the_serving_bill_says_the_replicas_and_cards_it_pays_for():
 def test_one_replica_of_one_card_is_said_in_the_singular_with_its_idle_floor():
     result = cost_over_time(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8), CATALOG, 1e5, 24, None)
     assert result.replicas == 1 and result.replica_cards == 1 and result.replica_floor_applies
-    assert fleet_text(result, "H100") == "100,000 tokens/day takes 1 replica of 1 card: 1 × H100"
+    assert fleet_text(result, "H100") == "100k tokens/day takes 1 replica of 1 card: 1 × H100"
     assert "partly idle" in cost_takeaway(result, "H100")
     assert serving_delta(result) == "1 card"
 

@@ -1,0 +1,50 @@
+"""The Tokens page's view model: frozen, built once per scenario and target, clamped to the largest batch."""
+
+import dataclasses
+import importlib
+
+import pytest
+
+from app_pages.tokens.view import tokens_view
+from model import Scenario, default_catalog, estimate
+from ui.view import forget_views, view_or_stop
+
+estimate_module = importlib.import_module("model.estimate")  # the module: ``model.estimate`` names the function
+
+
+def estimates(monkeypatch) -> list[object]:
+    """Record each estimate() from now on, where it resolves its scenario (as benchmarks.engine_calls counts)."""
+    calls: list[object] = []
+    resolve = estimate_module.resolve
+
+    def counted(scenario, *args, **kwargs):
+        calls.append(scenario)
+        return resolve(scenario, *args, **kwargs)
+
+    monkeypatch.setattr(estimate_module, "resolve", counted)
+    return calls
+
+
+def test_a_rerun_with_the_same_inputs_returns_the_same_frozen_view_without_an_estimate(monkeypatch):
+    forget_views()
+    calls = estimates(monkeypatch)
+    scenario = Scenario(cards=16, batch=8)
+    view = view_or_stop(tokens_view, scenario, 50.0, None)
+    assert calls and view.points and view.batch == 8 and not view.clamp_note
+    calls.clear()
+    assert view_or_stop(tokens_view, scenario, 50.0, None) is view
+    assert not calls
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.batch = 1  # type: ignore[misc]
+
+
+def test_a_batch_past_the_largest_that_fits_is_shown_at_the_largest_and_said():
+    asked = Scenario(batch=100_000)
+    largest = estimate(asked).inference.max_batch
+    assert 1 <= largest < asked.batch
+    view = tokens_view(asked, 50.0, None, default_catalog())
+    assert view.batch == largest == max(view.batch_options)
+    assert "100,000" in view.clamp_note and f"{largest:,}" in view.clamp_note
+    # The next rerun asks for the largest with the link's batch remembered: the same figures, the same note.
+    again = tokens_view(dataclasses.replace(asked, batch=largest), 50.0, asked.batch, default_catalog())
+    assert (again.metrics, again.clamp_note) == (view.metrics, view.clamp_note)
