@@ -224,8 +224,7 @@ def render_scenario_sidebar() -> None:
     """Draw the scenario controls in the sidebar (call once per run, before the page)."""
     catalog = session_catalog()
     with st.sidebar:
-        language, present = st.columns(2, vertical_alignment="center")
-        language.segmented_control(
+        st.segmented_control(
             tr("Language"),
             tuple(LANGUAGES),
             default=held_value(LANGUAGE_KEY, tuple(LANGUAGES)),
@@ -234,7 +233,7 @@ def render_scenario_sidebar() -> None:
             required=True,
             label_visibility="collapsed",
         )
-        present.toggle(
+        st.toggle(
             tr("Present"),
             value=held_value(PRESENT),
             key=PRESENT,
