@@ -22,7 +22,7 @@ from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
 from model.training import StepTime, wall_time
-from model.units import HOUR_S, format_gb
+from model.units import HOUR_S, format_duration, format_gb
 
 __all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision", "training_refused", "training_regime_of"]
 
@@ -193,6 +193,15 @@ def _inference(
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:
             notes.append(Note("inference_does_not_fit_some", {**sizes, "most": str(most)}))
+    if plan.waiting:
+        wait = choice.expected[plan.key][1].queue_wait_s
+        queue = {
+            "queued": f"{plan.waiting:,}",
+            "concurrency": f"{s.concurrency:,}",
+            "running": f"{batch:,}",
+            "wait": format_duration(wait),
+        }
+        notes.append(Note("inference_queued", queue))
     first = choice.expected[plan.key][1]
     price = r.price_per_gpu_hour
     served = [first, *choice.range_served]
@@ -208,6 +217,8 @@ def _inference(
         "decode_tokens_per_s_per_user": [1.0 / one.tpot_s for one in served],
         "prefill_tokens_per_s": [one.prefill_tokens_per_s for one in served],
         "cost_per_million_output_tokens_usd": costs,
+        # Only a queue has a wait worth a range; without one it is 0 under every efficiency set.
+        "queue_wait_s": [one.queue_wait_s for one in served] if plan.waiting else [None, None, None],
     }
     first = served[0]
     step = steps[0]
@@ -232,6 +243,8 @@ def _inference(
         decode=step,
         compute_precision=key,
         layout_candidates=choice.candidates,
+        queued=plan.waiting,
+        queue_wait_s=first.queue_wait_s,
     )
     return result, _ranges(**figures)
 

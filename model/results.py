@@ -126,9 +126,13 @@ class InferenceEstimate(NamedTuple):
 
     memory_per_gpu: InferenceMemory
     fits: bool
+    """Whether a replica holds its running batch (``batch``) within the server's budget."""
     max_batch: int
     batch: int
+    """The sequences each replica runs: the scenario's batch, its share of the concurrency, the
+    largest that fits for "max", or, when the concurrency is more than fits, the largest that fits."""
     ttft_s: float
+    """Time to first token, the wait for a slot included (``queue_wait_s``)."""
     tpot_s: float
     tpot_roofline_s: float
     decode_step_s: float
@@ -146,6 +150,10 @@ class InferenceEstimate(NamedTuple):
     """The chosen replica first, then the other replicas that fit, best first."""
     ep: int = 1
     """Cards of attention data parallelism with the routed experts split over them (1: tp x pp)."""
+    queued: int = 0
+    """Sequences of the concurrency that wait for a slot, over all replicas (0: every one runs)."""
+    queue_wait_s: float = 0.0
+    """How long a sequence waits for a slot on average (:func:`model.inference.queue_wait`), part of ``ttft_s``."""
 
 
 NOTES: dict[str, str] = {
@@ -171,6 +179,10 @@ NOTES: dict[str, str] = {
     "inference_does_not_fit_some": (
         "inference does not fit: needs {needed} per card, a server budgets {budget} of the card's {capacity}"
         " (at most {most} sequences fit)"
+    ),
+    "inference_queued": (
+        "{queued} of {concurrency} sequences wait for a slot: each replica runs the {running} that fit,"
+        " and a sequence waits {wait} on average before its first token"
     ),
     "params_disagree": (
         "the shape given has {counted}B parameters, not the {given}B of params: "
@@ -343,6 +355,7 @@ _SERVING_RUN_FIGURES = frozenset(
     {
         "ttft_s", "tpot_s", "tpot_roofline_s", "decode_step_s", "decode_tokens_per_s",
         "decode_tokens_per_s_per_user", "prefill_tokens_per_s", "cost_per_million_output_tokens_usd", "decode",
+        "queue_wait_s",
     }
 )  # fmt: skip
 """What serving gives once it runs: unknown (null) when the batch does not fit."""

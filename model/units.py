@@ -18,6 +18,7 @@ __all__ = [
     "MIB",
     "TERA",
     "format_count",
+    "format_duration",
     "format_gb",
     "format_usd",
     "parse_quantity",
@@ -83,6 +84,17 @@ def format_count(value: float) -> str:
                 return f"{value / larger:.3g}{name}"
             return f"{scaled:.3g}{suffix}"
     return f"{value:,.0f}"
+
+
+def format_duration(seconds: float) -> str:
+    """Write seconds in the unit a person reads at a glance: ``850 ms``, ``14.2 s``, ``3.5 min``, ``2.1 h``."""
+    if seconds < 1.0:
+        return f"{seconds * 1e3:,.0f} ms"
+    if seconds < 120.0:
+        return f"{seconds:,.1f} s"
+    if seconds < 2 * HOUR_S:
+        return f"{seconds / 60.0:,.1f} min"
+    return f"{seconds / HOUR_S:,.1f} h"
 
 
 def format_usd(value: float | None) -> str:

@@ -65,7 +65,10 @@ __all__ = [
     "check_lower_precision_tpot",
     "check_memory_parts_add_up",
     "check_mfu_between_zero_and_one",
+    "check_more_concurrency",
     "check_no_figure_without_fit",
+    "check_queue",
+    "check_queue_serves_as_max",
     "check_refusal_names_a_fixed_knob",
     "check_serving_batch",
     "check_tpot_not_below_roofline",
@@ -490,6 +493,40 @@ def check_serving_batch(o: Outcome) -> list[str]:
     return problems
 
 
+def check_queue(o: Outcome) -> list[str]:
+    """Only a concurrency above what the replicas run queues: queued = concurrency - dp x batch, its wait in TTFT.
+
+    A queued scenario fits at its running batch (``batch``, which is then ``max_batch``): what waits
+    holds no memory. Its mean wait is Little's law's queued x output_len / decode_tokens_per_s
+    (:func:`model.inference.queue_wait`), part of the time to first token; no wait without a queue,
+    and no wait (null) for what does not run.
+    """
+    i, s = o.inference, o.scenario
+    problems = []
+    queued, wait = i["queued"], i["queue_wait_s"]
+    expected = max(0, s.concurrency - i["dp"] * i["batch"]) if s.concurrency is not None and i["fits"] else 0
+    if queued != expected:
+        asked = f"concurrency {s.concurrency}" if s.concurrency is not None else f"batch {s.batch}"
+        problems.append(f"{queued} queued with {asked}, dp {i['dp']} x batch {i['batch']}, fits={i['fits']}")
+    if not i["fits"]:
+        if wait is not None:
+            problems.append(f"does not fit but waits {wait!r} s")
+        return problems
+    if queued and i["batch"] != i["max_batch"]:
+        problems.append(f"{queued} wait while a replica runs {i['batch']} of the {i['max_batch']} that fit")
+    if not (isinstance(wait, float) and math.isfinite(wait) and wait >= 0.0):
+        return [*problems, f"queue wait {wait!r}"]
+    if queued:
+        little = queued * s.output_len / i["decode_tokens_per_s"]
+        if not _close(wait, little):
+            problems.append(f"queue wait {wait:.6g} s, Little's law gives {little:.6g} s")
+    elif wait != 0.0:
+        problems.append(f"nothing queued, yet a wait of {wait:.6g} s")
+    if not _at_most(wait, i["ttft_s"]):
+        problems.append(f"time to first token {i['ttft_s']:.6g} s is shorter than the wait {wait:.6g} s")
+    return problems
+
+
 def check_tpot_not_below_roofline(o: Outcome) -> list[str]:
     """The expected time per output token is never below the roofline's (the datasheet ideal)."""
     i = o.inference
@@ -530,6 +567,7 @@ CHECKS: tuple[Callable[[Outcome], list[str]], ...] = (
     check_no_figure_without_fit,
     check_fit_has_every_figure,
     check_serving_batch,
+    check_queue,
     check_tpot_not_below_roofline,
     check_headlines_within_ranges,
     check_mfu_between_zero_and_one,
@@ -571,6 +609,61 @@ def check_twice_the_cards(fewer: Outcome, more: Outcome) -> list[str]:
         problems.append(
             f"{more.scenario.cards} cards train in {t2['time_s']:.6g} s, {fewer.scenario.cards} in {t1['time_s']:.6g} s"
             f" ({_layout_text(t2)} against {_layout_text(t1)})"
+        )
+    return problems
+
+
+def check_queue_serves_as_max(queued: Outcome, full: Outcome) -> list[str]:
+    """A concurrency above what fits serves as batch "max" does: the same replica, rate and TPOT; TTFT plus the wait."""
+    q, m = queued.inference, full.inference
+    if not q["queued"]:
+        return []
+    shape = ("tp", "pp", "ep", "dp", "batch")
+    if any(q[k] != m[k] for k in shape):
+        return [f"queued on { {k: q[k] for k in shape} }, batch max on { {k: m[k] for k in shape} }"]
+    problems = [
+        f"queued {name} {q[name]:.6g}, batch max {m[name]:.6g}"
+        for name in ("decode_tokens_per_s", "tpot_s")
+        if not _close(q[name], m[name])
+    ]
+    if not _close(q["ttft_s"], m["ttft_s"] + q["queue_wait_s"]):
+        problems.append(
+            f"queued TTFT {q['ttft_s']:.6g} s, batch max {m['ttft_s']:.6g} s + wait {q['queue_wait_s']:.6g} s"
+        )
+    return problems
+
+
+def check_more_concurrency(fewer: Outcome, more: Outcome, full: Outcome) -> list[str]:
+    """On one replica, more concurrency never serves more tokens/s than its largest batch, nor answers sooner.
+
+    ``fewer`` and ``more`` are the same pinned replica at a concurrency and at twice it; ``full``
+    the replica at batch "max". A concurrency above what fits runs at the largest batch and the
+    rest wait, so the total rate stops at the max-batch rate and the time to first token keeps
+    growing with the queue (what vLLM under overload shows: see docs/METHOD.md, "Queues").
+    """
+    f, m, top = fewer.inference, more.inference, full.inference
+    if not (f["fits"] and m["fits"] and top["fits"]):
+        if f["fits"] != m["fits"] or f["fits"] != top["fits"]:
+            return [
+                f"fits: concurrency {fewer.scenario.concurrency} {f['fits']}, "
+                f"{more.scenario.concurrency} {m['fits']}, batch max {top['fits']}"
+            ]
+        return []
+    problems = []
+    if not _at_most(m["decode_tokens_per_s"], top["decode_tokens_per_s"]):
+        problems.append(
+            f"concurrency {more.scenario.concurrency} serves {m['decode_tokens_per_s']:.6g} tokens/s, "
+            f"above the max-batch rate {top['decode_tokens_per_s']:.6g} (batch {m['batch']} of {top['batch']})"
+        )
+    if m["queued"] and not _close(m["decode_tokens_per_s"], top["decode_tokens_per_s"]):
+        problems.append(
+            f"{m['queued']} queued, yet {m['decode_tokens_per_s']:.6g} tokens/s, not the max-batch rate "
+            f"{top['decode_tokens_per_s']:.6g}"
+        )
+    if not _at_most(f["ttft_s"], m["ttft_s"]):
+        problems.append(
+            f"concurrency {more.scenario.concurrency} answers in {m['ttft_s']:.6g} s, "
+            f"{fewer.scenario.concurrency} in {f['ttft_s']:.6g} s"
         )
     return problems
 
@@ -1016,8 +1109,9 @@ def run(
     """Draw ``n`` scenarios from ``seed`` and check every invariant; return what was found.
 
     Every scenario gets the checks of one estimate, twice the cards (when its layout and batch are
-    free) and a lower precision; every ``verdict_every``-th the goal verdict (one goal in turn),
-    every ``cli_every``-th ``--json`` and every ``text_every``-th the plain text.
+    free) and a lower precision; one with a concurrency, batch "max" and twice the concurrency;
+    every ``verdict_every``-th the goal verdict (one goal in turn), every ``cli_every``-th
+    ``--json`` and every ``text_every``-th the plain text.
     """
     rng = random.Random(seed)
     state = _Run()
@@ -1070,6 +1164,8 @@ def _check_scenario(
     lower = _lower_precision(rng, scenario.precision)
     if lower is not None:
         _check_lower_precision(scenario, outcome, lower, state)
+    if scenario.concurrency is not None:
+        _check_concurrency(scenario, outcome, state)
     if verdict_every and index % verdict_every == 0:
         goal = GOALS[(index // verdict_every) % len(GOALS)]
         state.check("check_goal_verdict", scenario, lambda: check_goal_verdict(*verdict_inputs(scenario, goal)))
@@ -1116,6 +1212,25 @@ def _check_lower_precision(scenario: Scenario, outcome: Outcome, lower: str, sta
                 return [prefix + problem for problem in check(*pair(pinned))]
 
             state.check(check.__name__, higher_one, problems)
+
+
+def _check_concurrency(scenario: Scenario, outcome: Outcome, state: _Run) -> None:
+    """Compare a concurrency with batch "max" as the engine chooses, then with twice it on the chosen replica."""
+    state.check(
+        "check_queue_serves_as_max",
+        scenario,
+        lambda: check_queue_serves_as_max(outcome, _derived(with_batch(scenario, "max"))),
+    )
+
+    def problems() -> list[str]:
+        chosen = outcome.inference
+        same = {"tp": chosen["tp"], "pp": chosen["pp"], "attention_dp": chosen["ep"], **_TRAINING_ONLY}
+        pinned = dataclasses.replace(scenario, recompute_layers=None, **same)
+        assert scenario.concurrency is not None
+        twice = dataclasses.replace(pinned, concurrency=scenario.concurrency * 2)
+        return check_more_concurrency(_derived(pinned), _derived(twice), _derived(with_batch(pinned, "max")))
+
+    state.check("check_more_concurrency", scenario, problems)
 
 
 def observe_kv(o: Outcome) -> str:

@@ -20,6 +20,7 @@ import pytest
 from model import PRECISIONS, Scenario, ScenarioError
 from model.analyses.verdict import Fix, Verdict
 from model.cli import build_parser, scenario_from_args
+from model.scenario import with_batch
 from tests import invariants
 from tests.invariants import (
     CHECKS,
@@ -40,7 +41,10 @@ from tests.invariants import (
     check_lower_precision_tpot,
     check_memory_parts_add_up,
     check_mfu_between_zero_and_one,
+    check_more_concurrency,
     check_no_figure_without_fit,
+    check_queue,
+    check_queue_serves_as_max,
     check_refusal_names_a_fixed_knob,
     check_serving_batch,
     check_tpot_not_below_roofline,
@@ -61,6 +65,8 @@ FITS = Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8, tp=2)
 """Training and serving both fit, with a price: every figure is there."""
 TOO_BIG = Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1)
 """Neither fits: no time, rate or price anywhere."""
+QUEUED = Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1, concurrency=64)
+"""Serving runs the 26 sequences that fit; 38 wait."""
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +97,13 @@ def test_a_fixed_sample_of_scenarios_breaks_no_invariant():
     report = run(SAMPLE_SIZE, SAMPLE_SEED, verdict_every=1, cli_every=2, text_every=4)
     assert report.scenarios == SAMPLE_SIZE
     assert report.invalid < SAMPLE_SIZE / 2, "most scenarios must be estimated, not refused"
-    for name in ("check_twice_the_cards", "check_lower_precision_tpot", "check_goal_verdict", "check_cli_json"):
+    for name in (
+        "check_twice_the_cards",
+        "check_lower_precision_tpot",
+        "check_goal_verdict",
+        "check_cli_json",
+        "check_more_concurrency",
+    ):
         assert report.checked.get(name, 0) >= 20, f"{name} ran {report.checked.get(name, 0)} times"
     if report.violations:
         pytest.fail(format_report(report), pytrace=False)
@@ -214,6 +226,62 @@ def test_serving_batch_catches_a_batch_beyond_the_largest_that_fits(fits, too_bi
     none_fits = _broken(too_big)
     none_fits.inference["max_batch"] = 3
     assert any("batch 1" in p for p in check_serving_batch(none_fits))
+
+
+@pytest.fixture(scope="module")
+def queued() -> Outcome:
+    outcome = observe(QUEUED)
+    assert outcome.inference["fits"] and outcome.inference["queued"] == 38
+    return outcome
+
+
+def test_queue_catches_a_wrong_count_a_wait_without_a_queue_and_a_wait_for_what_does_not_run(queued, fits, too_big):
+    for outcome in (queued, fits, too_big):
+        assert check_queue(outcome) == []
+    miscounted = _broken(queued)
+    miscounted.inference["queued"] = 37
+    assert any("37 queued" in p for p in check_queue(miscounted))
+    idle = _broken(queued)
+    idle.inference["batch"] -= 1  # a slot left empty while sequences wait
+    assert any("wait while a replica runs" in p for p in check_queue(idle))
+    off = _broken(queued)
+    off.inference["queue_wait_s"] *= 1.01
+    assert any("Little's law" in p for p in check_queue(off))
+    early = _broken(queued)
+    early.inference["ttft_s"] = early.inference["queue_wait_s"] * 0.99
+    assert any("shorter than the wait" in p for p in check_queue(early))
+    phantom = _broken(fits)
+    phantom.inference["queue_wait_s"] = 0.5
+    assert any("nothing queued" in p for p in check_queue(phantom))
+    unrun = _broken(too_big)
+    unrun.inference["queue_wait_s"] = 0.0
+    assert any("does not fit but waits" in p for p in check_queue(unrun))
+
+
+def test_queue_serves_as_max_catches_another_rate_or_a_ttft_without_the_wait(queued):
+    full = observe(with_batch(QUEUED, "max"))
+    assert check_queue_serves_as_max(queued, full) == []
+    faster = _broken(queued)
+    faster.inference["decode_tokens_per_s"] *= 1.01
+    assert any("decode_tokens_per_s" in p for p in check_queue_serves_as_max(faster, full))
+    no_wait = _broken(queued)
+    no_wait.inference["ttft_s"] = full.inference["ttft_s"]
+    assert any("TTFT" in p for p in check_queue_serves_as_max(no_wait, full))
+
+
+def test_more_concurrency_catches_a_rate_above_the_largest_batch_and_an_earlier_first_token(queued):
+    fewer = observe(dataclasses.replace(QUEUED, concurrency=16))
+    full = observe(with_batch(QUEUED, "max"))
+    assert check_more_concurrency(fewer, queued, full) == []
+    above = _broken(queued)
+    above.inference["decode_tokens_per_s"] = full.inference["decode_tokens_per_s"] * 1.01
+    assert any("above the max-batch rate" in p for p in check_more_concurrency(fewer, above, full))
+    sooner = _broken(queued)
+    sooner.inference["ttft_s"] = fewer.inference["ttft_s"] * 0.99
+    assert any("answers in" in p for p in check_more_concurrency(fewer, sooner, full))
+    below = _broken(queued)
+    below.inference["decode_tokens_per_s"] = full.inference["decode_tokens_per_s"] * 0.99
+    assert any("not the max-batch rate" in p for p in check_more_concurrency(fewer, below, full))
 
 
 def test_tpot_not_below_roofline_catches_an_expected_time_under_the_ideal(fits):

@@ -85,11 +85,15 @@ def summary(result: Estimate, catalog: Catalog | None = None) -> str:
         f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
         f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
         f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch:,} per replica, "
-        f"{result.resolved.scenario.concurrency or i.dp * i.batch:,} in all (max {i.max_batch:,} per replica)",
+        f"{result.resolved.scenario.concurrency or i.dp * i.batch:,} in all"
+        + (f", {i.queued:,} waiting for a slot" if i.queued else "")
+        + f" (max {i.max_batch:,} per replica)",
     ]
     if i.fits:
         lines.append(
-            f"  TTFT {i.ttft_s * 1e3:,.1f} ms, TPOT {i.tpot_s * 1e3:,.2f} ms "
+            f"  TTFT {i.ttft_s * 1e3:,.1f} ms"
+            + (f" ({i.queue_wait_s * 1e3:,.1f} ms of it in the queue)" if i.queued else "")
+            + f", TPOT {i.tpot_s * 1e3:,.2f} ms "
             f"(roofline {i.tpot_roofline_s * 1e3:,.2f} ms), "
             f"{i.decode_tokens_per_s_per_user:,.1f} tokens/s per user, {i.decode_tokens_per_s:,.0f} tokens/s in total, "
             f"{i.bound}-bound"

@@ -25,7 +25,13 @@ from model.inference.context import (
     serving_rates,
 )
 from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
-from model.inference.load import LoadedServing, busiest_rank_prompts, eager_iteration_share, loaded_serving
+from model.inference.load import (
+    LoadedServing,
+    busiest_rank_prompts,
+    eager_iteration_share,
+    loaded_serving,
+    queue_wait,
+)
 from model.inference.memory import (
     SERVING_MEMORY_FRACTION,
     InferenceMemory,
@@ -59,6 +65,7 @@ __all__ = [
     "loaded_serving",
     "max_batch_that_fits",
     "prefill_time",
+    "queue_wait",
     "serving_capacity",
     "serving_context",
     "serving_fits",

@@ -18,7 +18,7 @@ from model.inference.decode import DecodeStep, decode_step
 from model.inference.prefill import prefill_time
 from model.scenario import Resolved
 
-__all__ = ["LoadedServing", "busiest_rank_prompts", "eager_iteration_share", "loaded_serving"]
+__all__ = ["LoadedServing", "busiest_rank_prompts", "eager_iteration_share", "loaded_serving", "queue_wait"]
 
 
 class LoadedServing(NamedTuple):
@@ -28,7 +28,8 @@ class LoadedServing(NamedTuple):
     tpot_s: float
     """Time between one user's tokens: the step plus its share of the other users' prefills."""
     ttft_s: float
-    """One prompt's prefill, plus half a running step to wait for when others are in flight."""
+    """One prompt's prefill, plus half a running step to wait for when others are in flight, plus
+    the wait for a slot when more sequences are in flight than run (``queue_wait_s``)."""
     tokens_per_s: float
     """Output tokens/s over ``replicas`` replicas: output over prefill plus decode time."""
     prefill_tokens_per_s: float
@@ -38,6 +39,9 @@ class LoadedServing(NamedTuple):
     eager_s: float = 0.0
     """Per output token, what decoding without CUDA graphs adds in iterations where some
     attention-DP rank prefills (included in ``tpot_s``; 0 without attention DP)."""
+    queue_wait_s: float = 0.0
+    """How long a sequence waits, on average, for a slot before its prefill starts (:func:`queue_wait`;
+    included in ``ttft_s``; 0 when every sequence in flight runs)."""
 
 
 def busiest_rank_prompts(per_rank: float, ranks: int) -> float:
@@ -65,11 +69,37 @@ def eager_iteration_share(per_rank: float, ranks: int) -> float:
     return 1.0 - (1.0 - alone) ** ranks
 
 
-def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: float) -> LoadedServing:
+def queue_wait(waiting: int, tokens_per_s: float, output_len: int) -> float:
+    """Return the mean time a sequence waits for a slot when ``waiting`` more are in flight than run.
+
+    A load generator at a fixed concurrency is a closed system without think time: N sequences in
+    flight, C of them running (the replicas' batches), and each one that finishes is replaced at
+    once. The servers then run full, so the N - C others always wait, and sequences leave (and
+    join the queue) at the servers' rate X = tokens_per_s / output_len. Little's law on the queue,
+    L = X W (Little 1961, "A proof for the queuing formula L = lambda W", Operations Research 9(3);
+    the interactive response-time law R = N / X - Z with think time Z = 0, Lazowska et al. 1984,
+    "Quantitative System Performance", ch. 3), gives the mean wait W = (N - C) / X: exact for the
+    mean whatever the distribution of service times, as long as the servers stay full, which is
+    how vLLM's and TGI's schedulers run (first come, first served; admitted while the KV cache has
+    room, the rest in a waiting queue). A one-off burst of N, served in waves of C, would wait
+    less (about (ceil(N / C) - 1) / 2 services); a fixed concurrency refills the queue as it drains.
+    0 when nothing waits or nothing is served.
+    """
+    if waiting <= 0 or tokens_per_s <= 0.0:
+        return 0.0
+    return waiting * output_len / tokens_per_s
+
+
+def loaded_serving(
+    r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: float, waiting: int = 0
+) -> LoadedServing:
     """Return what loaded replicas deliver at ``batch`` concurrent users each.
 
     ``replicas`` counts replicas' worth of users in flight: fewer than the replicas there are when
-    a concurrency over all of them does not fill each one's share.
+    a concurrency over all of them does not fill each one's share. ``waiting`` sequences more are
+    in flight than the replicas run (a concurrency above what fits): each waits for a slot
+    (:func:`queue_wait`) before its time to first token starts, and nothing else changes, since
+    the replicas run full either way.
 
     Continuous batching (Orca, Yu et al. 2022; Sarathi-Serve, Agrawal et al. 2024, sec. 2): in a
     cycle a replica prefills its ``batch`` users' prompts and decodes ``output`` tokens for each,
@@ -96,12 +126,15 @@ def loaded_serving(r: Resolved, ctx: ServingContext, rates: ServingRates, batch:
         if launched > step.total:
             eager = eager_iteration_share(per_rank / output, ctx.ep) * (launched - step.total) / step.tokens_per_step
     per_token = step.per_token + eager
+    tokens_per_s = replicas * batch * output / (prefill_all + output * per_token)
+    wait = queue_wait(waiting, tokens_per_s, r.scenario.output_len)
     return LoadedServing(
         step=step,
         tpot_s=per_token + prefill_all * (batch - 1) / batch / output,
-        ttft_s=single + (0.5 * step.total if batch > 1 else 0.0),
-        tokens_per_s=replicas * batch * output / (prefill_all + output * per_token),
+        ttft_s=single + (0.5 * step.total if batch > 1 else 0.0) + wait,
+        tokens_per_s=tokens_per_s,
         prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / prefill_all,
         bound="memory" if step.memory_time >= step.compute_time else "compute",
         eager_s=eager,
+        queue_wait_s=wait,
     )

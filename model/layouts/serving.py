@@ -4,7 +4,9 @@ A replica is tp x pp cards; the scenario's cards make dp replicas. Tensor parall
 a node (any degree that divides the heads); past a node, pipeline stages of a full node, or tensor
 parallelism over two nodes, which pays the network's latency on every layer's all-reduce. For
 one user the replica with the lowest time per token answers; under load, the one with the most
-output tokens per second per card that meets the latency target.
+output tokens per second per card that meets the latency target. A concurrency that no replica
+holds is served as vLLM and TGI serve it: each replica runs the largest batch that fits and the
+rest wait (:func:`serving_layouts`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class InferencePlan(NamedTuple):
     """Sequences each replica serves: the scenario's batch, or its share of the concurrency."""
     concurrency: int | None = None
     """Sequences in flight over all replicas, when the scenario gives them so (None: batch per replica)."""
+    waiting: int = 0
+    """Of the concurrency, the sequences no replica has room for: they wait for a slot (0: all run)."""
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -73,9 +77,10 @@ class InferencePlan(NamedTuple):
     def busy(self) -> float:
         """Replicas' worth of sequences in flight: dp, or the concurrency over each one's share.
 
-        Fewer than dp when the concurrency does not fill every replica or does not divide evenly.
+        Fewer than dp when the concurrency does not fill every replica or does not divide evenly;
+        dp when sequences wait (every replica then runs full).
         """
-        return self.concurrency / self.batch if self.concurrency else float(self.dp)
+        return min(self.concurrency / self.batch, float(self.dp)) if self.concurrency else float(self.dp)
 
 
 def serving_layouts(
@@ -103,7 +108,20 @@ def serving_layouts(
         over a node or two with its experts split over the same cards (expert parallelism: DeepSeek-V3's
     own deployment, sec. 3.4; SGLang's and TensorRT-LLM's attention DP). A replica fits when a card
     holds it within what a server budgets (:func:`model.inference.serving_fits`: the one serving
-    rule). When none fits, only the replica that comes closest, not fitting.
+    rule).
+
+    A concurrency that no replica holds is queued, not refused: vLLM admits the sequences whose KV
+    cache fits (``gpu_memory_utilization``), keeps the rest in its waiting queue and preempts when
+    the cache runs out (vLLM docs, "Optimization and Tuning: Preemption"; Kwon et al. 2023,
+    "Efficient Memory Management for LLM Serving with PagedAttention", sec. 4.5); TGI's router
+    batches within its token budget (``--max-batch-total-tokens``) and queues the rest. Each
+    replica that holds its weights and one sequence then runs the largest batch that fits
+    (:func:`model.inference.max_batch_that_fits`), and the concurrency above dp times that batch
+    waits, counted over all replicas (a router sends a request to a replica with a free slot).
+    Only when no replica holds its share does a queue form: a layout that serves everyone at once
+    is what a practitioner picks first. A ``batch`` per replica is the running
+    batch itself (what ``--max-num-seqs`` fixes), so one above what fits stays "does not fit".
+    When nothing fits, only the replica that comes closest, not fitting.
     """
     node = min(gpus_per_node, cards)
     shapes: list[tuple[int, int, int]]
@@ -122,9 +140,10 @@ def serving_layouts(
             # Attention DP pays where tensor parallelism cannot split the KV cache (MLA's latent,
             # or fewer KV heads than a node's cards), which is why MoE deployments adopt it.
             shapes += [(1, 1, e) for e in powers_of_two(min(cards, 2 * node, arch.experts)) if e > 1]
+    shapes.sort(key=lambda shape: (shape[0] * shape[1] * shape[2], shape[1], shape[2]))
     fitting: list[InferencePlan] = []
     fallback: InferencePlan | None = None
-    for t, p, e in sorted(shapes, key=lambda shape: (shape[0] * shape[1] * shape[2], shape[1], shape[2])):
+    for t, p, e in shapes:
         replicas = max(1, cards // (t * p * e))
         each = -(-concurrency // replicas) if concurrency else batch
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
@@ -135,8 +154,34 @@ def serving_layouts(
             fallback = candidate
     if fitting:
         return fitting
+    if concurrency:
+        queued = _queued_layouts(arch, load, shapes, cards, capacity_bytes, concurrency)
+        if queued:
+            return queued
     assert fallback is not None
     return [fallback]
+
+
+def _queued_layouts(
+    arch: Architecture,
+    load: ServingLoad,
+    shapes: list[tuple[int, int, int]],
+    cards: int,
+    capacity_bytes: float,
+    concurrency: int,
+) -> list[InferencePlan]:
+    """Return each of ``shapes`` that holds one sequence at its largest batch, the rest of ``concurrency`` waiting."""
+    queued = []
+    for t, p, e in shapes:
+        most = max_batch_that_fits(arch, capacity_bytes, load, tp=t, pp=p, ep=e)
+        if most < 1:
+            continue
+        replicas = max(1, cards // (t * p * e))
+        memory = inference_memory(arch, load, batch=most, tp=t, pp=p, ep=e)
+        waiting = max(0, concurrency - replicas * most)
+        fits = serving_fits(memory, capacity_bytes)  # true by max_batch_that_fits: the one rule, asked again
+        queued.append(InferencePlan(t, p, replicas, memory, fits, e, most, concurrency, waiting))
+    return queued
 
 
 def replicas_needed(traffic_tokens_per_s: float, replica_tokens_per_s: float, utilization: float = 1.0) -> int:
@@ -252,7 +297,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     def score(plan: InferencePlan) -> tuple[float, float]:
         ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key, ep=plan.ep)
         batch = max(1, largest[plan.key]) if s.batch == "max" else plan.batch
-        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.busy)
+        served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.busy, plan.waiting)
         expected[plan.key] = ctx, served
         return served.tpot_s, served.tokens_per_s
 
@@ -278,7 +323,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     context = expected[plan.key][0]
     roofline = ideal_decode_step(r, context, batch)
     ends = tuple(
-        loaded_serving(r, context, serving_rates(r, context, end), batch, plan.busy)
+        loaded_serving(r, context, serving_rates(r, context, end), batch, plan.busy, plan.waiting)
         for end in efficiency_variants(eff)[1:]
     )
     choice = ServingChoice(plan, ranked, largest, expected, batch, memory, candidates, roofline, ends)

@@ -67,6 +67,23 @@ def test_estimate_json_has_the_contract_keys():
     assert data["inputs"]["tokens"] > 0 and data["inputs"]["seq_len"] == 4096
 
 
+def test_a_concurrency_above_what_fits_is_served_with_a_queue_in_json_and_text():
+    desk = ("estimate", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--cards", "1", "--concurrency", "64")
+    done = _run(*desk, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    served = data["inference"]
+    assert served["fits"] is True and served["batch"] == 26 and served["queued"] == 38
+    assert served["ttft_s"] > served["queue_wait_s"] > 1.0 and served["decode_tokens_per_s"] > 0
+    assert {
+        "code": "inference_queued",
+        "values": {"queued": "38", "concurrency": "64", "running": "26", "wait": "14.0 s"},
+    } in data["notes"]
+    assert "38 of 64 sequences wait for a slot" in " ".join(data["warnings"])
+    text = _run(*desk).stdout
+    assert "64 in all, 38 waiting for a slot" in text and "of it in the queue" in text
+
+
 def test_numbers_accept_suffixes_on_the_command_line(capsys):
     assert main(["estimate", "--params", "7B", "--tokens", "1.5T", "--cards", "1.024k", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

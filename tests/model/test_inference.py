@@ -13,6 +13,7 @@ from model.inference import (
     elementwise_bytes_per_token,
     loaded_serving,
     prefill_time,
+    queue_wait,
     serving_context,
     serving_rates,
 )
@@ -365,3 +366,11 @@ def test_the_expected_time_per_token_is_never_below_the_roofline_of_the_same_wor
     inference = _serve(**settings).inference
     assert inference.tpot_roofline_s <= inference.tpot_s
     assert inference.tpot_roofline_s > 0.1 * inference.tpot_s  # a bound of the same order, not a token of another
+
+
+def test_a_queue_waits_by_littles_law_and_nothing_waits_without_one():
+    # 38 waiting while sequences of 256 tokens leave at 700 tokens/s (2.73 a second): 13.9 s each.
+    assert queue_wait(38, 700.0, 256) == pytest.approx(38 / (700.0 / 256))
+    assert queue_wait(76, 700.0, 256) == pytest.approx(2 * queue_wait(38, 700.0, 256))
+    assert queue_wait(0, 700.0, 256) == 0.0
+    assert queue_wait(38, 0.0, 256) == 0.0  # a replica that serves nothing has no queue to speak of

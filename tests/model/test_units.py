@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from model.units import GB, GIB, format_count, format_gb, parse_quantity
+from model.units import GB, GIB, format_count, format_duration, format_gb, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,11 @@ def test_format_count_writes_three_figures_with_a_t_b_m_or_k_suffix():
 def test_bytes_are_written_as_decimal_gigabytes_to_one_decimal():
     assert format_gb(139.8e9) == "139.8 GB"
     assert format_gb(6_841.5e9) == "6,841.5 GB"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.369, "369 ms"), (14.02, "14.0 s"), (119.9, "119.9 s"), (210.0, "3.5 min"), (7560.0, "2.1 h")],
+)
+def test_a_duration_is_written_in_the_unit_read_at_a_glance(seconds, text):
+    assert format_duration(seconds) == text
