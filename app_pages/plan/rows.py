@@ -6,7 +6,7 @@ from typing import Any
 
 from model import Catalog, Estimate, Plan, PlanOption
 from model.units import format_usd
-from ui.format import duration
+from ui.format import compact_gpu_name, duration
 from ui.i18n import tr
 
 __all__ = [
@@ -34,9 +34,9 @@ def option_label(option: PlanOption, catalog: Catalog) -> str:
     return f"{catalog.gpus[option.gpu].short_name} × {option.cards:,}, {option.precision}"
 
 
-def load_label(option: PlanOption, index: int) -> str:
-    """A short button label that fits a fifth of the page: '#1 gaudi3 × 512'."""
-    return f"#{index + 1} {option.gpu} × {option.cards:,}"
+def load_label(option: PlanOption, index: int, catalog: Catalog) -> str:
+    """A short button label that fits a fifth of the page: '#1 512 × Gaudi 3', the card's name, not its id."""
+    return f"#{index + 1} {option.cards:,} × {compact_gpu_name(catalog.gpus[option.gpu])}"
 
 
 def _layout(option: PlanOption) -> str:
@@ -61,6 +61,8 @@ def option_rows(plan: Plan, catalog: Catalog, limit: int = 12) -> list[dict[str,
         else:
             row |= {
                 tr("$ per hour"): format_usd(option.cost_per_hour_usd),
+                tr("$ per M tokens"): format_usd(option.cost_per_million_output_tokens_usd),
+                tr("replicas"): option.layout["dp"],
                 "tokens/s": round(option.decode_tokens_per_s or 0),
                 "TPOT (ms)": round((option.tpot_s or 0) * 1e3, 1),
                 "TTFT (ms)": round((option.ttft_s or 0) * 1e3),

@@ -167,7 +167,7 @@ def plan_view(
         table=tuple(rows.option_rows(plan, catalog)) if plan.options else (),
         loads=tuple(
             LoadOption(
-                label=rows.load_label(option, index),
+                label=rows.load_label(option, index, catalog),
                 help=rows.option_label(option, catalog),
                 settings=_load(option, plan_goal, finetune),
             )

@@ -7,7 +7,7 @@ from app_pages.tokens.view import tokens_view
 from ui.charts import show_chart
 from ui.controls import ACCEPTANCE_STEPS, DRAFT_OPTIONS, steps_with
 from ui.i18n import tr
-from ui.page import show_verdict
+from ui.page import explained, page_title, settings_box, show_verdict
 from ui.remount import held_value
 from ui.sidebar import current_scenario
 from ui.view import view_or_stop
@@ -28,10 +28,11 @@ if view.batch != state["batch"]:
     state[CLAMPED] = (state["batch"], view.batch)
     state["batch"] = view.batch
 
-st.title(view.title)
+page_title(view.title, view.tag)
 if not view.verdict.runs:
     show_verdict(view.verdict, view.gpu_name, view.precision)
-st.markdown(view.takeaway)
+explained(view.takeaway, tr("What the charts say"))
+settings = settings_box(tr("Page settings: prompt, output, latency target, batch, speculative decoding"))
 
 controls = (
     (tr("Prompt tokens"), steps_with(PROMPT_STEPS, state["prompt"]), token_count_label, "prompt", None),
@@ -54,7 +55,7 @@ controls = (
         ),
     ),
 )
-for column, (label, options, label_of, key, help_text) in zip(st.columns(4), controls, strict=True):
+for column, (label, options, label_of, key, help_text) in zip(settings.columns(4), controls, strict=True):
     if not options:  # nothing fits: no batch to choose (unbound: the session keeps the visitor's)
         column.select_slider(label, [tr("none fits")], disabled=True, help=help_text)
         continue
@@ -62,11 +63,11 @@ for column, (label, options, label_of, key, help_text) in zip(st.columns(4), con
         label, options, held_value(key, options), format_func=label_of, key=key, persist_state="session", help=help_text
     )
 if view.clamp_note:
-    st.info(view.clamp_note, icon=":material/info:")
+    settings.info(view.clamp_note, icon=":material/info:")
 if view.replica_caption:
-    st.caption(view.replica_caption)
+    settings.caption(view.replica_caption)
 
-left, right = st.columns([2, 3])
+left, right = settings.columns([2, 3])
 left.segmented_control(
     tr("Speculative decoding (tokens drafted per step)"),
     DRAFT_OPTIONS,
@@ -89,7 +90,7 @@ right.select_slider(
     persist_state="session",
     disabled=state["draft"] == "off",
 )
-st.caption(view.speculative)
+settings.caption(view.speculative)
 
 for row in view.metrics:
     for column, metric in zip(st.columns(4), row, strict=True):

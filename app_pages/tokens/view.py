@@ -38,6 +38,7 @@ from model import Catalog, Scenario, estimate
 from model.analyses.serving import ReplicaFor, batch_sweep, knee_batch, largest_batch_within_latency, sweep_replica
 from model.analyses.verdict import Verdict, goal_verdict
 from ui.i18n import tr
+from ui.page import scenario_tag
 from ui.verdict import verdict_reason
 
 __all__ = ["REPLICA", "TokensView", "tokens_view"]
@@ -53,6 +54,8 @@ class TokensView:
     """Every number, sentence and chart row the Tokens page shows for one scenario and latency target."""
 
     title: str
+    tag: str
+    """The scenario in a few words: the title while presenting."""
     verdict: Verdict
     """Serving one sequence: the page shows it when even that does not run."""
     gpu_name: str
@@ -118,6 +121,7 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, catalog
     metrics = metric_rows(serving, chosen, knee, fit, target_ms, scenario.prompt_len, reason)
     return TokensView(
         title=title,
+        tag=tr("Tokens/s · {scenario}", scenario=scenario_tag(result)),
         verdict=verdict,
         gpu_name=gpu.short_name,
         precision=scenario.precision,

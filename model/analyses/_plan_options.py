@@ -11,8 +11,9 @@ from model.catalog import Catalog
 from model.estimate import estimate
 from model.layouts.serving import replicas_needed
 from model.scenario import Scenario, with_batch
+from model.units import HOUR_S
 
-__all__ = ["FASTER_STEPS", "Plan", "PlanOption", "faster_options", "layout_of", "pareto_front"]
+__all__ = ["FASTER_STEPS", "Plan", "PlanOption", "cost_per_million", "faster_options", "layout_of", "pareto_front"]
 
 FASTER_STEPS = 3
 """How many times a serving option's batch is halved to show what a faster answer costs."""
@@ -40,6 +41,9 @@ class PlanOption(NamedTuple):
     memory_per_gpu: float
     headroom: float
     """How far past the binding target it lands (1.25: 25 % spare throughput, or 25 % faster)."""
+    cost_per_million_output_tokens_usd: float | None = None
+    """Serving: the fleet's hourly cost over the target's output tokens per hour (idle headroom
+    included), per million: the figure to set beside an API's price; None for training."""
 
 
 class Plan(NamedTuple):
@@ -65,6 +69,11 @@ class Plan(NamedTuple):
             "estimates": self.estimates,
             "faster": [option._asdict() for option in self.faster],
         }
+
+
+def cost_per_million(cost_per_hour_usd: float, tokens_per_s: float) -> float:
+    """Return dollars per million output tokens for a fleet costing ``cost_per_hour_usd`` serving ``tokens_per_s``."""
+    return cost_per_hour_usd / (tokens_per_s * HOUR_S) * 1e6
 
 
 def layout_of(tp: int, pp: int, dp: int, ep: int, zero: int) -> dict[str, int]:
@@ -99,6 +108,7 @@ def faster_options(
                 layout=layout_of(inference.tp, inference.pp, inference.dp * groups, inference.ep, 0),
                 batch=batch,
                 cost_per_hour_usd=cards * best.price_per_gpu_hour,
+                cost_per_million_output_tokens_usd=cost_per_million(cards * best.price_per_gpu_hour, tokens_per_s),
                 decode_tokens_per_s=per_group * groups,
                 tpot_s=inference.tpot_s,
                 ttft_s=inference.ttft_s,

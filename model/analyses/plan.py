@@ -24,7 +24,7 @@ import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 
-from model.analyses._plan_options import Plan, PlanOption, faster_options, layout_of, pareto_front
+from model.analyses._plan_options import Plan, PlanOption, cost_per_million, faster_options, layout_of, pareto_front
 from model.analyses.exclusions import Reason, worded
 from model.analyses.serving import largest_batch_within_latency
 from model.catalog import Catalog, default_catalog
@@ -156,6 +156,7 @@ def plan_serving(
                     batch=fit.batch,
                     price_per_gpu_hour=price,
                     cost_per_hour_usd=cards * price,
+                    cost_per_million_output_tokens_usd=cost_per_million(cards * price, output_tokens_per_s),
                     cost_usd=None,
                     time_s=None,
                     decode_tokens_per_s=per_group * groups,

@@ -132,3 +132,18 @@ def test_a_free_run_within_a_budget_has_unbounded_headroom_not_a_division_by_zer
     found = plan_training(TRAIN, budget_usd=2.0, gpus=("h100-sxm",), price_per_gpu_hour=0.0, max_cards=64)
     assert found.options and found.options[0].cost_usd == 0.0
     assert found.options[0].headroom == float("inf")
+
+
+def test_a_serving_option_prices_a_million_output_tokens_at_the_target_rate():
+    # Issue 31: the planner's serving table had no $ per million tokens to set beside an API's price.
+    target = 20_000
+    plan = plan_serving(SERVE, target, tpot_s=0.04, gpus=FOUR, max_cards=64)
+    for option in (*plan.options, *plan.faster):
+        assert option.cost_per_million_output_tokens_usd == pytest.approx(
+            option.cost_per_hour_usd / (target * 3600) * 1e6
+        )
+        # The fleet holds the target (headroom >= 1), so a million tokens never costs less than at its full rate.
+        full_rate = option.cost_per_hour_usd / (option.decode_tokens_per_s * 3600) * 1e6
+        assert option.cost_per_million_output_tokens_usd >= full_rate * (1 - 1e-9)
+    training = plan_training(TRAIN, days=20, gpus=FOUR, max_cards=64)
+    assert all(option.cost_per_million_output_tokens_usd is None for option in training.options)

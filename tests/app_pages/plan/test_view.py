@@ -57,3 +57,15 @@ def test_a_loaded_option_carries_the_sidebar_goal_it_was_planned_for():
     settings = dict(served.loads[0].settings)
     assert settings["goal"] == "serve" and settings["batch"] >= 1
     assert settings["link"] == settings["net"] == "auto"  # the GPU's own links, as the planner priced them
+
+
+def test_the_serving_table_sets_dollars_per_million_tokens_and_replicas_beside_each_option():
+    # Issue 31: the planner's serving table had no $ per million tokens and no replica count; its load
+    # buttons named GPUs by their ids ('#1 mi300x × 1').
+    catalog = default_catalog()
+    view = plan_view(Scenario(), *SERVE, catalog)
+    assert view.table and all({"$ per M tokens", "replicas"} <= set(row) for row in view.table)
+    assert all(row["$ per M tokens"].startswith("$") and row["replicas"] >= 1 for row in view.table)
+    labels = [load.label for load in view.loads]
+    assert labels and all(label.startswith("#") and " × " in label for label in labels)
+    assert not any(label.split(" × ", 1)[1] in catalog.gpus for label in labels)  # names, not ids
