@@ -13,7 +13,7 @@ import streamlit as st
 
 from model import Scenario
 from model.analyses.compare import GpuComparison
-from model.catalog import short_name
+from model.catalog import short_name as catalog_short_name
 from model.units import DAY_S, GB, TERA, format_count
 from ui.format import dollars, per_second, percent
 from ui.i18n import tr, translatable
@@ -27,6 +27,12 @@ __all__ = [
     "gpu_table_columns",
     "gpu_table_rows",
 ]
+
+
+def short_name(name: str) -> str:
+    """The catalog's name without its detail, in the visit's language where it is a description, not a product."""
+    return tr(catalog_short_name(name))
+
 
 CURRENT_MARK = "▶ "
 """Put before the sidebar's GPU in the table."""
@@ -103,7 +109,7 @@ def gpu_table_columns(cards: int) -> dict[str, Any]:
             help=tr("Fewest cards that serve one sequence; blank: no sensible group does."),
         ),
         "tokens_per_s": column.NumberColumn(
-            "Tokens/s", format="%,.0f", help=tr("Output tokens per second at full load on {cards}.", cards=on)
+            tr("Tokens/s"), format="%,.0f", help=tr("Output tokens per second at full load on {cards}.", cards=on)
         ),
         "usd_per_million": column.NumberColumn(
             tr("$/M tokens"), format="$%.3f", help=tr("Dollars per million output tokens; blank: no price or no fit.")

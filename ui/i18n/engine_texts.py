@@ -52,7 +52,20 @@ def _anatomy_texts() -> Iterable[str]:
     return (*PHRASES.values(), *(seed.note for seed in SEED_GENERATIONS.values()))
 
 
-ENGINE_TEXTS: tuple[Callable[[], Iterable[str]], ...] = (_method_texts, _note_texts, _plan_texts, _anatomy_texts)
+def _catalog_texts() -> Iterable[str]:
+    """The names of catalog rows that describe rather than name a product (vendor 'Generic'): 'Generic server CPU'."""
+    from model.catalog import default_catalog, short_name
+
+    return (short_name(gpu.name) for gpu in default_catalog().gpus.values() if gpu.vendor == "Generic")
+
+
+ENGINE_TEXTS: tuple[Callable[[], Iterable[str]], ...] = (
+    _method_texts,
+    _note_texts,
+    _plan_texts,
+    _anatomy_texts,
+    _catalog_texts,
+)
 
 
 def engine_texts() -> set[str]:
