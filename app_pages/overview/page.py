@@ -2,7 +2,7 @@ import streamlit as st
 
 from app_pages.overview.charts import token_time_chart
 from app_pages.overview.view import Section, overview_view
-from ui.charts import show_chart
+from ui.charts import presenting, show_chart
 from ui.controls import CONTROLS, format_tokens
 from ui.i18n import tr
 from ui.memory_chart import memory_breakdown_chart
@@ -13,12 +13,13 @@ from ui.view import view_or_stop
 
 view = view_or_stop(overview_view, current_scenario(), current_goal())  # shows a bad scenario plainly, then stops
 page_title(view.title, view.tag)
-st.caption(
-    tr(
-        "Whether a model fits your GPUs, how fast it runs and what it costs, for serving, fine-tuning or "
-        "pre-training. Pick the goal, the model, the GPU and the cards on the left; every page follows."
+if not presenting():  # the person at the front says it; the first screen keeps its chart
+    st.caption(
+        tr(
+            "Whether a model fits your GPUs, how fast it runs and what it costs, for serving, fine-tuning or "
+            "pre-training. Pick the goal, the model, the GPU and the cards on the left; every page follows."
+        )
     )
-)
 
 
 def set_tokens(key: str) -> None:
