@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model import Catalog, CatalogError, default_catalog, parse_user_catalog
+from model import Catalog, CatalogError, HfError, HfModel, default_catalog, fetch_hf_model, parse_user_catalog
 from model.catalog import SAFE_LOADER
 from ui.i18n import tr
 
-__all__ = ["USER_CATALOG_KEY", "add_user_rows", "session_catalog"]
+__all__ = ["HF_KEY", "USER_CATALOG_KEY", "add_user_rows", "fetched_model", "session_catalog"]
+
+HF_KEY = "hf"
+"""Session key and link parameter of the Hugging Face model id (``?hf=Qwen/Qwen3-14B``)."""
 
 USER_CATALOG_KEY = "user_catalog_yaml"
 """Session key of the YAML text of the rows the user added this visit."""
@@ -21,10 +24,36 @@ def _merged(text: str) -> Catalog:
     return default_catalog().merged(parse_user_catalog(text, "your rows"))
 
 
-def session_catalog() -> Catalog:
-    """Return the built-in catalog merged with this visit's own rows (if any)."""
-    text = st.session_state.get(USER_CATALOG_KEY)
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _with_fetched(text: str, repo: str) -> Catalog:
+    # One catalog object per (rows, id) for every rerun and session: the engine's caches compare
+    # catalogs by identity, so they keep their answers.
+    return _base(text).merged(fetch_hf_model(repo).catalog)
+
+
+def _base(text: str) -> Catalog:
     return _merged(text) if text else default_catalog()
+
+
+def session_catalog() -> Catalog:
+    """Return the built-in catalog merged with this visit's own rows and the model fetched by its Hub id (if any).
+
+    A fetch that fails leaves the catalog without it; the sidebar says why (:func:`fetched_model`).
+    """
+    text = st.session_state.get(USER_CATALOG_KEY) or ""
+    fetched = fetched_model()
+    return _with_fetched(text, fetched.repo_id) if isinstance(fetched, HfModel) else _base(text)
+
+
+def fetched_model() -> HfModel | HfError | None:
+    """Return the model the sidebar's Hugging Face id names, why it could not be fetched, or None (no id)."""
+    repo = str(st.session_state.get(HF_KEY) or "").strip()
+    if not repo:
+        return None
+    try:
+        return fetch_hf_model(repo)  # kept per process by the engine, failures for a while too
+    except HfError as error:
+        return error
 
 
 def add_user_rows(text: str | bytes, name: str) -> tuple[bool, str]:

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from model import FLOAT_LIMITS, INT_LIMITS, MAX_BATCH, PRECISIONS, Scenario
+from model import FLOAT_LIMITS, INT_LIMITS, MAX_BATCH, PRECISIONS, HfError, Scenario
 from model.analyses.verdict import GOALS
+from model.catalog.hf_hub import parse_repo_id
 from model.units import parse_quantity
 from model.validation import KINDS
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGE_KEY, LANGUAGES, tr, translatable
@@ -327,6 +328,16 @@ def _flag_text(value: bool) -> str:
     return "1" if value else "0"
 
 
+def _hub_id(text: str) -> str:
+    """Read a Hugging Face model id or link ('Qwen/Qwen3-14B'); '' for none."""
+    if not text.strip():
+        return ""
+    try:
+        return parse_repo_id(text)
+    except HfError as error:
+        raise NotAllowedError(tr("a Hugging Face model id, org/name (e.g. Qwen/Qwen3-14B)")) from error
+
+
 def _price_text(value: float | None) -> str:
     return tr("the catalog's") if value is None else f"{value:.6g}"
 
@@ -342,6 +353,7 @@ _ALL = (
     Control(PRESENT, translatable("Presentation mode"), False, _flag, _flag_text),
     # The sidebar scenario.
     Control("goal", translatable("Goal"), "serve", _choice(lambda: GOAL_OPTIONS)),
+    Control("hf", translatable("Hugging Face model"), "", _hub_id),
     Control("model", translatable("Model"), _SCENARIO.model, _choice(_models)),
     Control("params", translatable("Parameters"), 7.0, _on_grid(PARAM_STEPS_B, 1e9, format_params), format_params),
     Control("precision", translatable("Precision"), _SCENARIO.precision, _choice(lambda: PRECISIONS)),

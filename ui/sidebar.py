@@ -11,8 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from model import FORMATS, PRECISIONS, Scenario
-from ui.catalog import session_catalog
+from model import FORMATS, PRECISIONS, HfError, HfModel, Scenario
+from ui.catalog import HF_KEY, fetched_model, session_catalog
 from ui.controls import (
     AUTO,
     CARD_STEPS,
@@ -71,6 +71,8 @@ GOAL_LABELS = {
 FINETUNE_LABELS = {"lora": "LoRA", "qlora": translatable("QLoRA (4-bit base)"), "full": translatable("Full")}
 _LOADED = "_url_loaded"
 _WARNINGS = "_url_warnings"
+_HF_CHOSEN = "_hf_chosen"
+"""The Hugging Face id whose model the picker was last moved to (a new id moves it once)."""
 
 
 def init_state() -> None:
@@ -81,8 +83,11 @@ def init_state() -> None:
         # The language first, so the link's warnings are in it; without one, the browser's decides.
         asked = (query.get(LANGUAGE_KEY) or [""])[-1]
         state[LANGUAGE_KEY] = asked if asked in LANGUAGES else language_from_locale(st.context.locale)
-        # Rows first: the link's model or GPU may be one of them.
+        # Rows first, and the Hugging Face model: the link's model or GPU may be one of them.
         warnings = _load_linked(take_linked(query))
+        hub, hub_warnings = load_from_url({HF_KEY: query.pop(HF_KEY)} if HF_KEY in query else {})
+        state.update(hub)
+        warnings += hub_warnings
         values, control_warnings = load_from_url(query)
         for key, value in values.items():
             state[key] = value
@@ -222,6 +227,7 @@ def render_link_notice() -> None:
 
 def render_scenario_sidebar() -> None:
     """Draw the scenario controls in the sidebar (call once per run, before the page)."""
+    state = st.session_state
     catalog = session_catalog()
     with st.sidebar:
         st.segmented_control(
@@ -249,6 +255,10 @@ def render_scenario_sidebar() -> None:
             required=True,
             help=tr("The Overview leads with this goal's verdict; the other mode follows below it."),
         )
+        fetched = fetched_model()
+        if isinstance(fetched, HfModel) and state.get(_HF_CHOSEN) != fetched.repo_id:
+            state[MODEL] = fetched.model_id  # a new id selects its model, once: the picker stays the visitor's
+            state[_HF_CHOSEN] = fetched.repo_id
         models = [*picker_order(catalog.models), CUSTOM]
         st.selectbox(
             tr("Model"),
@@ -258,6 +268,17 @@ def render_scenario_sidebar() -> None:
             key=MODEL,
             filter_mode="contains",  # typed text filters, the list keeps its order: newest first
         )
+        st.text_input(
+            tr("…or a Hugging Face model"),
+            key=HF_KEY,
+            placeholder="Qwen/Qwen3-14B",
+            help=tr(
+                "An org/name id or its huggingface.co link: the app reads its config.json (HF_ENDPOINT and "
+                "HF_TOKEN are honoured on the server). Offline or gated: paste the config.json on the Add page."
+            ),
+        )
+        if isinstance(fetched, HfError):
+            st.error(tr(fetched.template, **fetched.values), icon=":material/cloud_off:")
         if st.session_state[MODEL] == CUSTOM:
             st.select_slider(
                 tr("Parameters"),

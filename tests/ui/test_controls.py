@@ -44,7 +44,7 @@ def test_every_refused_value_says_what_its_control_allows(key, text):
     assert len(warnings) == 1, warnings
     assert warnings[0].startswith(f"{CONTROLS[key].label}: {text!r} is not allowed (")
     assert "a valid value" not in warnings[0]
-    assert any(word in warnings[0] for word in (" from ", "one of", "comma list")), warnings[0]
+    assert any(word in warnings[0] for word in (" from ", "one of", "comma list", "org/name")), warnings[0]
 
 
 def test_a_card_count_between_steps_is_kept_and_a_size_snaps_to_the_nearest_step():

@@ -52,6 +52,13 @@ def _anatomy_texts() -> Iterable[str]:
     return (*PHRASES.values(), *(seed.note for seed in SEED_GENERATIONS.values()))
 
 
+def _hub_texts() -> Iterable[str]:
+    """Why a Hugging Face model could not be fetched, and the notes of a fetch, as templates."""
+    from model.catalog.hf_hub import HF_ERRORS, HF_NOTES
+
+    return (*HF_ERRORS.values(), *HF_NOTES.values())
+
+
 def _catalog_texts() -> Iterable[str]:
     """The names of catalog rows that describe rather than name a product (vendor 'Generic'): 'Generic server CPU'."""
     from model.catalog import default_catalog, short_name
@@ -65,6 +72,7 @@ ENGINE_TEXTS: tuple[Callable[[], Iterable[str]], ...] = (
     _plan_texts,
     _anatomy_texts,
     _catalog_texts,
+    _hub_texts,
 )
 
 
