@@ -16,7 +16,7 @@ from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
 from model.layouts.serving import replica_name
 from model.limits import FLOAT_LIMITS, INT_LIMITS, ScenarioError
 from model.memory import TrainingMemory
-from model.precision import PRECISIONS
+from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
 from model.scenario import MAX_BATCH, Scenario, resolve
@@ -41,6 +41,7 @@ __all__ = [
     "FLOAT_LIMITS",
     "FORMATS",
     "INT_LIMITS",
+    "KV_PRECISIONS",
     "MAX_BATCH",
     "PRECISIONS",
     "PUBLIC_MODULES",
@@ -61,6 +62,7 @@ __all__ = [
     "TrainingMemory",
     "WeightFormat",
     "default_catalog",
+    "default_kv_precision",
     "estimate",
     "fetch_hf_model",
     "load_user_catalog",

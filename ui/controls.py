@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from model import FLOAT_LIMITS, INT_LIMITS, MAX_BATCH, PRECISIONS, HfError, Scenario
+from model import FLOAT_LIMITS, INT_LIMITS, KV_PRECISIONS, MAX_BATCH, PRECISIONS, HfError, Scenario
 from model.analyses.verdict import GOALS
 from model.catalog.hf_hub import parse_repo_id
 from model.units import parse_quantity
@@ -33,6 +33,7 @@ __all__ = [
     "DRAFT_OPTIONS",
     "FINETUNE_OPTIONS",
     "GOAL_OPTIONS",
+    "KV_OPTIONS",
     "METHOD_VIEWS",
     "MICRO_BATCH_OPTIONS",
     "PARAM_STEPS_B",
@@ -59,6 +60,8 @@ __all__ = [
 Step = TypeVar("Step", int, float)
 
 AUTO = "auto"
+KV_OPTIONS: tuple[str, ...] = (AUTO, *KV_PRECISIONS)
+"""The KV cache's formats (auto: the engine's default for the weights' format, vLLM's --kv-cache-dtype auto)."""
 PRESENT = "present"
 """The session key and link parameter of presentation mode (``present=1``)."""
 """Interconnect/network value meaning: the GPU's own default link."""
@@ -385,6 +388,7 @@ _ALL = (
     Control("tp", translatable("Tensor parallel"), AUTO, _choice(lambda: TP_OPTIONS)),
     Control("recompute", translatable("Recomputation"), AUTO, _choice(lambda: RECOMPUTE_OPTIONS)),
     Control("micro", translatable("Micro-batch"), AUTO, _choice(lambda: MICRO_BATCH_OPTIONS)),
+    Control("kv", translatable("KV cache format"), AUTO, _choice(lambda: KV_OPTIONS)),
     _field("seq", translatable("Training sequence length"), 4096, "seq_len", least=128),
     # Tokens per second.
     _decimal("target", translatable("Latency target (ms per token)"), 50.0, 1.0, 10_000.0),

@@ -270,6 +270,7 @@ def render_scenario_sidebar() -> None:
         )
         st.text_input(
             tr("…or a Hugging Face model"),
+            value=held_value(HF_KEY),
             key=HF_KEY,
             placeholder="Qwen/Qwen3-14B",
             help=tr(
@@ -377,6 +378,7 @@ def training_settings(state: Any) -> dict[str, Any]:
         "tp": None if tp is None or wide else int(tp),
         "recompute": chosen("recompute"),
         "micro_batch": None if micro is None else int(micro),
+        "kv_precision": chosen("kv"),
         # The default length leaves the engine's own (4,096, or the model's context if shorter).
         "seq_len": None if state["seq"] == CONTROLS["seq"].default else int(state["seq"]),
     }

@@ -4,13 +4,14 @@ from app_pages.vram import rows as rows_vram
 from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.step_chart import step_parts_chart
 from app_pages.vram.view import vram_view
+from model import default_kv_precision
 from ui.charts import presenting, show_chart
-from ui.controls import feasible_tp_options, int_bounds
+from ui.controls import AUTO, KV_OPTIONS, feasible_tp_options, int_bounds
 from ui.i18n import tr
 from ui.layout_rows import option_labels
 from ui.memory_chart import memory_breakdown_chart
 from ui.page import explained, page_title, settings_box, show_verdict
-from ui.remount import held_value
+from ui.remount import held_index, held_value
 from ui.sidebar import CARDS, current_goal, current_scenario
 from ui.view import view_or_stop
 
@@ -81,6 +82,18 @@ with right.container(border=True):
         step=256,
         key="output",
         persist_state="session",
+    )
+    engine_kv = default_kv_precision(st.session_state["precision"])  # what auto means for these weights
+    st.selectbox(
+        tr("KV cache format"),
+        KV_OPTIONS,
+        index=held_index("kv", KV_OPTIONS),
+        format_func={**{kv: kv for kv in KV_OPTIONS}, AUTO: tr("auto ({kv})", kv=engine_kv)}.get,  # bound now
+        key="kv",
+        help=tr(
+            "The format the server keeps each token's keys and values in (vLLM's --kv-cache-dtype, llama.cpp's "
+            "-ctk/-ctv). Auto: the engine's default for these weights. Every page uses it."
+        ),
     )
 
 scenario = current_scenario(**rows_vram.vram_settings(st.session_state))

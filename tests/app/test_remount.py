@@ -59,6 +59,8 @@ AWAY_FROM_DEFAULTS = {
     "anatomy_view": "links",
     "val_kind": "memory",
     "present": "1",
+    "kv": "fp8",
+    "hf": "mistralai/Mistral-7B-v0.1",
 }
 
 
@@ -79,7 +81,7 @@ def declared_matches_value(widget: Any) -> bool:
         return bool([proto.options[index] for index in proto.default] == [widget.format_func(v) for v in widget.value])
     if kind == "Slider":
         return bool(list(proto.default) == [widget.value])
-    if kind == "Toggle":
+    if kind in ("Toggle", "TextInput"):
         return bool(proto.default == widget.value)
     raise AssertionError(f"no rule for a {kind} ({widget.key}): add one to this test")
 

@@ -78,12 +78,14 @@ def test_training_settings_turn_auto_into_none_and_choices_into_numbers():
     settings = training_settings(state)
     assert settings["zero"] is None and settings["tp"] is None and settings["recompute"] is None
     assert settings["seq_len"] is None  # the default length leaves the engine's own
-    state.update(zero="3", tp="8", recompute="full", micro=4, seq=8192, batch=16)
+    assert settings["kv_precision"] is None  # auto: the engine's default for the weights
+    state.update(zero="3", tp="8", recompute="full", micro=4, seq=8192, batch=16, kv="fp8")
     assert training_settings(state) == {
         "zero": 3,
         "tp": 8,
         "recompute": "full",
         "micro_batch": 4,
+        "kv_precision": "fp8",
         "seq_len": 8192,
     }
     assert vram_settings(state) == {"batch": 16}
