@@ -392,6 +392,7 @@ _ALL = (
     _field("seq", translatable("Training sequence length"), 4096, "seq_len", least=128),
     # Tokens per second.
     _decimal("target", translatable("Latency target (ms per token)"), 50.0, 1.0, 10_000.0),
+    _whole("users", translatable("Users"), 0, 0, INT_LIMITS["concurrency"][1]),
     Control("draft", translatable("Speculative decoding"), "off", _choice(lambda: DRAFT_OPTIONS)),
     # The slider asks about the acceptance rates speculative decoding reaches in practice (EAGLE, Medusa: 0.5-0.9).
     _decimal_field(

@@ -5,7 +5,7 @@ from app_pages.tokens.decode import draft_labels, speculative_settings
 from app_pages.tokens.rows import OUTPUT_STEPS, PROMPT_STEPS, TARGET_STEPS_MS, target_label, token_count_label
 from app_pages.tokens.view import tokens_view
 from ui.charts import show_chart
-from ui.controls import ACCEPTANCE_STEPS, DRAFT_OPTIONS, steps_with
+from ui.controls import ACCEPTANCE_STEPS, DRAFT_OPTIONS, int_bounds, steps_with
 from ui.i18n import tr
 from ui.page import explained, page_title, settings_box, show_verdict
 from ui.remount import held_value
@@ -22,10 +22,12 @@ if clamped and clamped[1] != state["batch"]:
     clamped = None
 scenario = current_scenario(batch=state["batch"], **speculative_settings(state))
 # Built before the controls: the batch slider stops at the engine's largest batch (app_pages/tokens/view.py).
-view = view_or_stop(tokens_view, scenario, state["target"], clamped[0] if clamped else None)
+view = view_or_stop(tokens_view, scenario, state["target"], clamped[0] if clamped else None, state["users"])
 if view.batch != state["batch"]:
-    # A link (or the VRAM page) asked for more than fits: the view shows the largest that does, and says so.
-    state[CLAMPED] = (state["batch"], view.batch)
+    # With users the engine chose the batch; else a link (or the VRAM page) asked for more than fits: the
+    # view shows the largest that does, and says so.
+    if not state["users"]:
+        state[CLAMPED] = (state["batch"], view.batch)
     state["batch"] = view.batch
 
 page_title(view.title, view.tag)
@@ -60,8 +62,28 @@ for column, (label, options, label_of, key, help_text) in zip(settings.columns(4
         column.select_slider(label, [tr("none fits")], disabled=True, help=help_text)
         continue
     column.select_slider(
-        label, options, held_value(key, options), format_func=label_of, key=key, persist_state="session", help=help_text
+        label,
+        options,
+        held_value(key, options),
+        format_func=label_of,
+        key=key,
+        persist_state="session",
+        help=help_text,
+        disabled=key == "batch" and bool(state["users"]),  # the users set it
     )
+settings.number_input(
+    tr("Users in flight (0: set the batch instead)"),
+    *int_bounds("users"),
+    held_value("users"),
+    step=8,
+    key="users",
+    help=tr(
+        "Requests in flight over every replica, as a load test's concurrency sets it. The engine runs the batch "
+        "that fits on each replica and queues the rest, as vLLM and TGI do; the batch slider then follows it."
+    ),
+)
+if view.users_note:
+    st.info(view.users_note, icon=":material/group:")
 if view.clamp_note:
     settings.info(view.clamp_note, icon=":material/info:")
 if view.replica_caption:

@@ -24,6 +24,7 @@ __all__ = [
     "replicas_text",
     "scale_text",
     "throughput_takeaway",
+    "users_note",
 ]
 
 
@@ -34,6 +35,28 @@ def clamp_note(asked: int, largest: int) -> str:
         "batch {largest}.",
         asked=f"{asked:,}",
         largest=f"{largest:,}",
+    )
+
+
+def users_note(users: int, inference: InferenceEstimate) -> str:
+    """Say what a number of users gets: all served at once, or the batch that fits and how many wait (a queue)."""
+    if not inference.fits:
+        return ""
+    if inference.queued:
+        return tr(
+            "**{users} users**: each replica runs the {running} that fit and **{queued} wait for a slot**; a "
+            "first token takes {ttft}, {wait} of it in the queue. The figures below are for the running batch.",
+            users=f"{users:,}",
+            running=f"{inference.batch:,}",
+            queued=f"{inference.queued:,}",
+            ttft=duration(inference.ttft_s),
+            wait=duration(inference.queue_wait_s),
+        )
+    return tr(
+        "**{users} users**: every one is served at once, {running} on each replica; the figures below are for that "
+        "batch.",
+        users=f"{users:,}",
+        running=f"{inference.batch:,}",
     )
 
 

@@ -33,6 +33,7 @@ from app_pages.tokens.sentences import (
     replica_caption,
     replicas_text,
     throughput_takeaway,
+    users_note,
 )
 from model import Catalog, Scenario, estimate
 from model.analyses.serving import ReplicaFor, batch_sweep, knee_batch, largest_batch_within_latency, sweep_replica
@@ -65,6 +66,8 @@ class TokensView:
     """The batch the figures are for: the scenario's, or the largest that fits when it asked for more."""
     clamp_note: str
     """Why the batch is smaller than a link asked for ('' when it is not)."""
+    users_note: str
+    """With a number of users: the batch each replica runs, and how many wait ('' without users)."""
     batch_options: tuple[int, ...]
     """The batch slider's steps: the swept batches and the chosen one, none past the largest that fits."""
     replica_caption: str
@@ -84,18 +87,27 @@ class TokensView:
     breakdown: Rows
 
 
-def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, catalog: Catalog) -> TokensView:
+def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: int, catalog: Catalog) -> TokensView:
     """Return the Tokens page for ``scenario`` (its batch the page's) and the latency target.
 
     Args:
         scenario: the sidebar's scenario at the page's batch, prompt, output and speculative decoding.
         target_ms: the latency target, ms per output token.
         asked: the batch a link asked for before the page showed the largest that fits (None: none).
+        users: sequences in flight over every replica (0: none; the page's batch is the load). With
+            users the engine chooses the batch each replica runs, and queues what does not fit
+            (:mod:`model.layouts.serving`); the page's figures are for that running batch.
         catalog: the visit's catalog.
 
     Raises:
         ScenarioError: the scenario is invalid.
     """
+    crowd = ""
+    if users:
+        loaded = estimate(dataclasses.replace(scenario, batch=1, concurrency=users), catalog).inference
+        crowd = users_note(users, loaded)
+        if loaded.fits:
+            scenario = dataclasses.replace(scenario, batch=loaded.batch)
     result = estimate(scenario, catalog)
     largest = result.inference.max_batch
     if 1 <= largest < result.inference.batch:  # more than fits: show the largest batch that does, and say so
@@ -128,6 +140,7 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, catalog
         takeaway=throughput_takeaway(fit, knee, target_ms, points[0], replica),
         batch=batch,
         clamp_note=clamp_note(asked, batch) if asked is not None else "",
+        users_note=crowd,
         batch_options=tuple(batch_options(points, batch, serving.max_batch)),
         replica_caption=replica_caption(replica, chosen, scenario.cards) if serving.fits else "",
         speculative=speculative_label(scenario),

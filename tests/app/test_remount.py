@@ -60,6 +60,7 @@ AWAY_FROM_DEFAULTS = {
     "val_kind": "memory",
     "present": "1",
     "kv": "fp8",
+    "users": "64",
     "hf": "mistralai/Mistral-7B-v0.1",
 }
 
