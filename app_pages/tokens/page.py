@@ -71,7 +71,8 @@ for column, (label, options, label_of, key, help_text) in zip(settings.columns(4
         help=help_text,
         disabled=key == "batch" and bool(state["users"]),  # the users set it
     )
-settings.number_input(
+users_column, _ = settings.columns([1, 3])
+users_column.number_input(
     tr("Users in flight (0: set the batch instead)"),
     *int_bounds("users"),
     held_value("users"),

@@ -104,10 +104,11 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: 
     """
     crowd = ""
     if users:
-        loaded = estimate(dataclasses.replace(scenario, batch=1, concurrency=users), catalog).inference
+        crowded = dataclasses.replace(scenario, batch=1, concurrency=users)
+        loaded = estimate(crowded, catalog).inference
         crowd = users_note(users, loaded)
-        if loaded.fits:
-            scenario = dataclasses.replace(scenario, batch=loaded.batch)
+        if loaded.fits:  # the figures are the crowd's: its running batch, and a first token after the queue
+            scenario = crowded
     result = estimate(scenario, catalog)
     largest = result.inference.max_batch
     if 1 <= largest < result.inference.batch:  # more than fits: show the largest batch that does, and say so

@@ -7,6 +7,7 @@ import pytest
 
 from app_pages.tokens.view import tokens_view
 from model import Scenario, default_catalog, estimate
+from ui.format import duration
 from ui.view import forget_views, view_or_stop
 
 estimate_module = importlib.import_module("model.estimate")  # the module: ``model.estimate`` names the function
@@ -57,6 +58,8 @@ def test_more_users_than_fit_are_queued_and_the_page_shows_the_running_batch():
     engine = estimate(dataclasses.replace(scenario, concurrency=64), default_catalog()).inference
     assert engine.fits and engine.queued > 0
     assert view.batch == engine.batch  # the figures are the running batch's
+    first_token = next(tile for row in view.metrics for tile in row if tile["label"] == "Time to first token")
+    assert first_token["value"] == duration(engine.ttft_s)  # the queue included: one answer with the note
     assert f"**{engine.queued:,} wait for a slot**" in view.users_note
     few = tokens_view(scenario, 50.0, None, 4, default_catalog())
     assert few.batch == 4 and "every one is served at once" in few.users_note
