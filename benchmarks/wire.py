@@ -169,7 +169,7 @@ class WireSession:
     async def _change(self, key: str, value: str) -> float | None:
         widget = self.widgets[key]
         widget["value"] = value
-        state = _strings([value])
+        state = _strings([value]) if widget["listed"] else WidgetState(string_value=value)
         state.id = widget["id"]
         self._mine[state.id] = state
         states = [state if wid == state.id else shown for wid, (shown, _) in self._shown.items()]
@@ -254,7 +254,10 @@ class WireSession:
         key = widget.id.split("-", 2)[-1]
         if key in WATCHED:
             options = [getattr(o, "content", o) for o in widget.options]
-            self.widgets[key] = {"id": widget.id, "options": options, "value": state.string_array_value.data[0]}
+            # A slider or button group reports a list of strings; a selectbox (the precision) one string.
+            listed = state.WhichOneof("value") == "string_array_value"
+            value = state.string_array_value.data[0] if listed else state.string_value
+            self.widgets[key] = {"id": widget.id, "options": options, "value": value, "listed": listed}
 
 
 @dataclass

@@ -35,13 +35,13 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from model import PRECISIONS, Scenario, ScenarioError, default_catalog, estimate, serving_capacity
+from model import KV_PRECISIONS, PRECISIONS, Scenario, ScenarioError, default_catalog, estimate, serving_capacity
 from model.analyses.fit import with_context
 from model.analyses.verdict import GOALS, Fix, Verdict, goal_scenario, goal_verdict
 from model.architecture import Architecture
 from model.cli import main as cli_main
 from model.efficiency import EXPECTED
-from model.precision import KV_PRECISIONS, QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
+from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
 from model.precision.formats import weight_breakdown
 from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, with_batch
 

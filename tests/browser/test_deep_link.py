@@ -14,9 +14,7 @@ from tests.browser.conftest import open_app, screenshot, selected, wait_for_app_
 def test_deep_link_to_a_page_on_a_fresh_server_shows_that_page_and_scenario(page, app_url):
     open_app(page, f"{app_url}/vram?model=llama-3.1-70b&cards=64&gpu=h200")
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    expect(page.get_by_test_id("stSidebarNav").get_by_role("link", name="VRAM")).to_have_attribute(
-        "aria-current", "page"
-    )
+    expect(page.get_by_test_id("stTopNav").get_by_role("link", name="VRAM")).to_have_attribute("aria-current", "page")
     assert selected(page, "model").startswith("Llama 3.1 70B")
     assert "H200" in selected(page, "gpu")
     expect(page).to_have_url(re.compile(r"/vram\?.*cards=64"))

@@ -31,13 +31,13 @@ def test_moving_the_cards_slider_updates_the_memory_chart_and_the_url(page, app_
 
 def test_switching_pages_keeps_the_scenario(page, app_url):
     open_app(page, f"{app_url}/?model=llama-3.1-70b&cards=64&precision=fp8")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Tokens per second").click()
+    page.get_by_test_id("stTopNav").get_by_role("link", name="Tokens per second").click()
     wait_for_app_run(page)
     expect(page).to_have_url(re.compile(r"/tokens\?.*model=llama-3.1-70b"))
     expect(page).to_have_url(re.compile(r"cards=64"))
     assert selected(page, "model").startswith("Llama 3.1 70B")
     expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Overview").click()
+    page.get_by_test_id("stTopNav").get_by_role("link", name="Overview").click()
     wait_for_app_run(page)
     expect(page.locator("h1")).to_contain_text("64 ×")
     screenshot(page, "after-page-switch")
@@ -53,9 +53,9 @@ def test_a_quick_click_on_a_slow_machine_keeps_the_linked_scenario(page, app_url
     page.goto(f"{app_url}/?model=llama-3.1-70b&cards=64&precision=fp8")
     # Click as soon as the first run has finished on the server, not once the widgets are drawn.
     page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Tokens per second").click()
+    page.get_by_test_id("stTopNav").get_by_role("link", name="Tokens per second").click()
     wait_for_app_run(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Overview").click()
+    page.get_by_test_id("stTopNav").get_by_role("link", name="Overview").click()
     wait_for_app_run(page)
     expect(page.locator("h1")).to_contain_text("Llama 3.1 70B on 64 ×")
     expect(page).to_have_url(re.compile(r"precision=fp8"))

@@ -61,7 +61,8 @@ def _hub_texts() -> Iterable[str]:
 
 def _catalog_texts() -> Iterable[str]:
     """The names of catalog rows that describe rather than name a product (vendor 'Generic'): 'Generic server CPU'."""
-    from model.catalog import default_catalog, short_name
+    from model import default_catalog
+    from model.catalog import short_name
 
     return (short_name(gpu.name) for gpu in default_catalog().gpus.values() if gpu.vendor == "Generic")
 

@@ -2,12 +2,11 @@
 
 import pytest
 
-from model import FORMATS, PRECISIONS, Scenario, default_catalog, estimate, resolve
+from model import FORMATS, KV_PRECISIONS, PRECISIONS, Scenario, default_catalog, estimate, resolve
 from model.architecture import Architecture
 from model.inference import serving_context
 from model.precision import (
     GGUF_PRECISIONS,
-    KV_PRECISIONS,
     UNTRAINABLE_PRECISIONS,
     bytes_per_element,
     compute_precision,

@@ -2,9 +2,9 @@
 
 import pytest
 
-from model import default_catalog
+from model import default_catalog, default_kv_precision
 from model.architecture import Architecture
-from model.precision import bytes_per_element, compute_precision, default_kv_precision
+from model.precision import bytes_per_element, compute_precision
 from model.precision.formats import weight_breakdown
 
 GPUS = default_catalog().gpus
