@@ -170,9 +170,8 @@ def _stack(entry: dict[str, Any]) -> tuple[str, str]:
         return "", ""
     name = stack.get("name") if isinstance(stack, dict) else None
     if name not in STACKS:
-        raise CatalogError(
-            f"data/published_measurements.yaml, row {entry['id']!r}, field 'stack.name': {name!r} is not one of {STACKS}"
-        )
+        where = f"data/published_measurements.yaml, row {entry['id']!r}, field 'stack.name'"
+        raise CatalogError(f"{where}: {name!r} is not one of {', '.join(STACKS)}")
     return str(name), str(stack.get("version") or "")
 
 
