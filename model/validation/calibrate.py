@@ -9,20 +9,44 @@ compute) over a small grid,
 scores each setting with the validate command's errors over all measurements together, and
 prints the best. The values it finds are then written into model/efficiency.py by hand: the
 engine never reads this module.
+
+It then asks how well the fit generalises: for each source (a paper, a benchmark page, a thread:
+:func:`~model.validation.reference.source_key`), it refits the factors without that source's
+measurements and predicts them with the refit (leave one source out), and prints each kind's,
+class's and stack's median error in sample beside out of sample. ``--write`` also writes that
+table to data/validation_out_of_sample.json, which the Validation page reads
+(:func:`~model.validation.out_of_sample.load_out_of_sample`): the grid takes minutes to score.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import itertools
+import json
 import statistics
+import time
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from model.efficiency import EXPECTED
-from model.validation.reference import KINDS, TRAINING_KINDS
+from model.validation.out_of_sample import OUT_OF_SAMPLE_FILE, GeneralisationScore, HeldOutRow, OutOfSample
+from model.validation.reference import CLASSES, KINDS, SERVING_KINDS, TRAINING_KINDS
 from model.validation.validate import validate
 
-__all__ = ["GRID", "KIND_BOUND", "OVERALL_BOUND", "Trial", "calibrate", "main"]
+__all__ = [
+    "GRID",
+    "KIND_BOUND",
+    "OVERALL_BOUND",
+    "GridScores",
+    "ScoredRow",
+    "Trial",
+    "calibrate",
+    "format_out_of_sample",
+    "leave_one_source_out",
+    "main",
+    "score_grid",
+]
 
 GRID: dict[str, tuple[float, ...]] = {
     "training_matmul_vs_ceiling": (0.68, 0.70, 0.72),
@@ -71,26 +95,170 @@ class Trial(NamedTuple):
         return not within, sum(kinds) / len(self.per_kind), worst_kind, self.overall
 
 
-def _trial(settings: dict[str, float]) -> Trial:
-    changes: dict[str, Any] = dict(settings)
-    report = validate(efficiencies=dataclasses.replace(EXPECTED, **changes))
-    per_kind = {score.kind: score.median_abs_error for score in report.kinds}
+class ScoredRow(NamedTuple):
+    """One measurement with the engine's prediction of it under every setting of the grid."""
+
+    id: str
+    kind: str
+    source: str
+    stack: str
+    classes: tuple[str, ...]
+    measured: float
+    predicted: tuple[float, ...]
+    """One prediction per setting, in :attr:`GridScores.settings` order."""
+    typed: tuple[float | None, ...]
+    """The same as a user would type the run (None where the run has no such prediction)."""
+
+
+class GridScores(NamedTuple):
+    """Every setting of the grid and every measurement's prediction under each."""
+
+    settings: tuple[dict[str, float], ...]
+    rows: tuple[ScoredRow, ...]
+    seconds: float = 0.0
+    """How long scoring the grid took."""
+
+
+def score_grid(grid: dict[str, tuple[float, ...]] = GRID) -> GridScores:
+    """Predict every measurement under every combination of the grid's values (minutes for :data:`GRID`)."""
+    started = time.perf_counter()
+    settings = tuple(dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values()))
+    reports = []
+    for setting in settings:
+        changes: dict[str, Any] = dict(setting)
+        reports.append(validate(efficiencies=dataclasses.replace(EXPECTED, **changes)))
+    rows = tuple(
+        ScoredRow(
+            id=first.reference.id,
+            kind=first.reference.kind,
+            source=first.reference.source,
+            stack=first.reference.stack,
+            classes=first.reference.classes,
+            measured=first.reference.value,
+            predicted=tuple(report.rows[index].predicted for report in reports),
+            typed=tuple(report.rows[index].typed for report in reports),
+        )
+        for index, first in enumerate(reports[0].rows)
+    )
+    return GridScores(settings, rows, time.perf_counter() - started)
+
+
+def _medians(errors: Iterable[tuple[str, float]]) -> dict[str, float]:
+    grouped: dict[str, list[float]] = {}
+    for group, error in errors:
+        grouped.setdefault(group, []).append(error)
+    return {group: statistics.median(values) for group, values in grouped.items()}
+
+
+def _trial(scores: GridScores, index: int, rows: Sequence[ScoredRow]) -> Trial:
+    """Score setting ``index`` on ``rows``: each kind's median |error|, as given and as typed."""
+    errors = [(row, abs(row.predicted[index] / row.measured - 1.0)) for row in rows]
+    per_kind = _medians((row.kind, error) for row, error in errors)
     # As a user would type them (issue 9): the same runs with the engine choosing layout and batch.
-    per_kind |= {f"{score.kind} as typed": score.median_abs_error for score in report.typed_kinds}
-    worst = max(row.ratio for row in report.rows)
-    twofold = sum(row.ratio >= 2.0 for row in report.rows)
-    return Trial(settings, report.overall.median_abs_error, per_kind, worst, twofold)
+    typed = ((row, row.typed[index]) for row in rows if row.kind in TRAINING_KINDS + SERVING_KINDS)
+    per_kind |= _medians(
+        (f"{row.kind} as typed", abs(value / row.measured - 1.0)) for row, value in typed if value is not None
+    )
+    ratios = [max(row.predicted[index] / row.measured, row.measured / row.predicted[index]) for row in rows]
+    overall = statistics.median(error for _, error in errors)
+    return Trial(scores.settings[index], overall, per_kind, max(ratios), sum(ratio >= 2.0 for ratio in ratios))
 
 
-def calibrate(grid: dict[str, tuple[float, ...]] = GRID) -> list[Trial]:
-    """Score every combination of the grid's values; return the trials, best first."""
-    trials = [_trial(dict(zip(grid, values, strict=True))) for values in itertools.product(*grid.values())]
+def _best(scores: GridScores, rows: Sequence[ScoredRow]) -> int:
+    """The index of the setting the calibration would choose on ``rows`` (the first of equals)."""
+    return min(range(len(scores.settings)), key=lambda index: _trial(scores, index, rows).rank)
+
+
+def calibrate(grid: dict[str, tuple[float, ...]] = GRID, scores: GridScores | None = None) -> list[Trial]:
+    """Score every combination of the grid's values on every measurement; return the trials, best first."""
+    scores = scores or score_grid(grid)
+    trials = [_trial(scores, index, scores.rows) for index in range(len(scores.settings))]
     return sorted(trials, key=lambda trial: trial.rank)
 
 
-def main() -> None:
-    """Print the grid's ten best settings with each kind's median error."""
-    trials = calibrate()
+def leave_one_source_out(scores: GridScores) -> OutOfSample:
+    """Predict each source's measurements with the setting fitted without them; score in and out of sample.
+
+    The in-sample fit is the setting the calibration chooses on every measurement. For each source
+    (:attr:`~model.validation.reference.Reference.source`), the same choice is made on the other
+    sources' measurements alone, and that setting predicts the held-out ones. A group's figure is
+    the median |predicted / measured - 1| of its measurements, in sample and held out.
+    """
+    rows = scores.rows
+    chosen = _best(scores, rows)
+    held_out: dict[str, float] = {}
+    for source in sorted({row.source for row in rows}):
+        refit = _best(scores, [row for row in rows if row.source != source])
+        for row in rows:
+            if row.source == source:
+                held_out[row.id] = row.predicted[refit] / row.measured - 1.0
+    scored = tuple(
+        HeldOutRow(
+            id=row.id,
+            kind=row.kind,
+            source=row.source,
+            stack=row.stack,
+            classes=row.classes,
+            in_sample_error=row.predicted[chosen] / row.measured - 1.0,
+            out_of_sample_error=held_out[row.id],
+        )
+        for row in rows
+    )
+
+    def group(name: str, members: Sequence[HeldOutRow]) -> GeneralisationScore:
+        if not members:
+            return GeneralisationScore(name, 0, 0.0, 0.0, 0)
+        return GeneralisationScore(
+            name,
+            len(members),
+            statistics.median(abs(row.in_sample_error) for row in members),
+            statistics.median(abs(row.out_of_sample_error) for row in members),
+            len({row.source for row in members}),
+        )
+
+    stacks = sorted({row.stack for row in scored if row.stack})
+    return OutOfSample(
+        kinds=tuple(group(kind, [row for row in scored if row.kind == kind]) for kind in KINDS),
+        overall=group("overall", scored),
+        classes=tuple(group(name, [row for row in scored if name in row.classes]) for name in CLASSES),
+        stacks=(
+            *(group(stack, [row for row in scored if row.stack == stack]) for stack in stacks),
+            group("not labelled", [row for row in scored if not row.stack]),
+        ),
+        rows=scored,
+        settings_scored=len(scores.settings),
+        in_sample_setting=scores.settings[chosen],
+        seconds=scores.seconds,
+    )
+
+
+def _line(score: GeneralisationScore) -> str:
+    figures = f"{score.in_sample:10.1%} {score.out_of_sample:9.1%}"
+    return f"{score.group[:22]:22} {score.entries:5} {score.sources:7} {figures}"
+
+
+def format_out_of_sample(fit: OutOfSample) -> str:
+    """Render the leave-one-source-out fit as a text table: each group in sample beside held out."""
+    lines = [f"{'group':22} {'count':>5} {'sources':>7} {'in-sample':>10} {'held out':>9}"]
+    for heading, scores in (("kind", fit.kinds), ("class", fit.classes), ("stack", fit.stacks)):
+        lines.append(f"-- by {heading}")
+        lines.extend(_line(score) for score in scores if score.entries)
+    lines.append(_line(fit.overall))
+    lines.append(
+        f"(median |predicted / measured - 1|; held out: each source's rows predicted by the setting the grid's "
+        f"{fit.settings_scored} settings fit best without that source; in sample: {dict(fit.in_sample_setting)})"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Print the grid's ten best settings with each kind's median error, then the leave-one-source-out table."""
+    parser = argparse.ArgumentParser(prog="python -m model.validation.calibrate", description=main.__doc__)
+    where = f"data/{OUT_OF_SAMPLE_FILE.name}"
+    parser.add_argument("--write", action="store_true", help=f"also write the leave-one-source-out table to {where}")
+    arguments = parser.parse_args(argv)
+    scores = score_grid()
+    trials = calibrate(scores=scores)
     kinds = [*KINDS, *(f"{kind} as typed" for kind in TRAINING_KINDS)]
     header = " ".join(f"{kind[:14]:>14}" for kind in kinds)
     print(f"{'overall':>8} {header} {'worst x':>8} {'>=2x':>4}  settings")
@@ -99,6 +267,19 @@ def main() -> None:
         print(f"{trial.overall:8.1%} {columns} {trial.worst_ratio:8.2f} {trial.off_twofold:4d}  {trial.settings}")
     print(f"(grid of {len(trials)} settings; medians of |predicted / measured - 1|)")
     print(f"spread of overall medians: {statistics.pstdev(trial.overall for trial in trials):.1%}")
+    started = time.perf_counter()
+    fit = leave_one_source_out(scores)
+    refit_s = time.perf_counter() - started
+    print()
+    print("leave one source out: each source's measurements predicted by the factors fitted without them")
+    print(format_out_of_sample(fit))
+    shipped = {name: getattr(EXPECTED, name) for name in GRID}
+    if shipped != dict(fit.in_sample_setting):
+        print(f"(the engine ships {shipped}: model/efficiency.py, set by hand from an earlier fit)")
+    print(f"scoring the grid took {scores.seconds:.0f} s; the {len(fit.rows)} held-out refits {refit_s:.0f} s")
+    if arguments.write:
+        OUT_OF_SAMPLE_FILE.write_text(json.dumps(fit.to_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {OUT_OF_SAMPLE_FILE}")
 
 
 if __name__ == "__main__":

@@ -7,36 +7,55 @@ which of the estimate's figures it is compared with, or why it cannot be (a pric
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
 from model.caches import once
-from model.catalog import DATA_DIR, SAFE_LOADER, CatalogError
+from model.catalog import DATA_DIR, SAFE_LOADER, CatalogError, default_catalog
 from model.scenario import SCENARIO_FIELDS, Scenario
 from model.units import parse_quantity
 
 __all__ = [
+    "CLASSES",
     "KINDS",
     "PREDICTIONS",
     "SERVING_KINDS",
+    "STACKS",
     "TRAINING_KINDS",
     "TYPED_FIELDS",
     "TYPED_SERVING_FIELDS",
     "Reference",
     "load_references",
+    "source_key",
 ]
 
-KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "moe_serving", "memory")
-"""The kinds of measurement the estimate is scored on (cost entries are inputs, not predictions)."""
-TRAINING_KINDS: tuple[str, ...] = KINDS[:2]
-SERVING_KINDS: tuple[str, ...] = KINDS[2:4]
+KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "moe_serving", "local", "memory")
+"""The kinds of measurement the estimate is scored on (cost entries are inputs, not predictions).
+
+``local`` is one user on a desk: decode or prefill at batch 1 on one card (or a few cards of one
+machine), as llama.cpp's ``llama-bench``, MLC, ExLlamaV2 or vLLM's latency benchmark time it."""
+TRAINING_KINDS: tuple[str, ...] = ("training_total", "training_throughput")
+SERVING_KINDS: tuple[str, ...] = ("inference", "moe_serving", "local")
+CLASSES: tuple[str, ...] = ("local", "lora_qlora", "queued", "non_nvidia_serving")
+"""Classes of run that cut across the kinds (issue 33): one user on a desk (the ``local`` kind),
+LoRA and QLoRA fine-tunes (any kind whose scenario fine-tunes adapters), queued servers (a serving
+run offered more requests than the server runs at once: the scenario serves the largest batch that
+fits, ``batch: max``), and serving on a GPU whose vendor is not NVIDIA."""
+STACKS: tuple[str, ...] = (
+    *("llama.cpp", "MLC LLM", "ExLlamaV2", "ExLlama", "vLLM", "SGLang", "TensorRT-LLM", "TGI", "MLX", "Ollama"),
+    *("transformers", "Megatron-LM", "NeMo", "torchtitan", "torchtune", "DeepSpeed", "PEFT", "TRL", "Unsloth"),
+)
+"""The software a measurement names (``stack.name`` in data/published_measurements.yaml)."""
 PREDICTIONS: tuple[str, ...] = (
     "gpu_hours",
     "days",
     "tokens_per_s_per_gpu",
+    "seconds_per_step",
     "mfu_palm",
     "hfu_megatron",
     "mfu_megatron",
@@ -44,6 +63,7 @@ PREDICTIONS: tuple[str, ...] = (
     "megatron_tflops",
     "total_tokens_per_s",
     "user_tokens_per_s",
+    "prefill_tokens_per_s",
     "latency_bound_tokens_per_s",
     "inference_allocated_gib",
     "training_allocated_gib",
@@ -99,6 +119,82 @@ class Reference:
     unmapped: str = ""
     tpot_limit_s: float | None = None
     raw: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    stack: str = ""
+    """The software that ran it (one of :data:`STACKS`; empty where the entry names none)."""
+    stack_version: str = ""
+    source: str = ""
+    """The publication it comes from (:func:`source_key` of its URL): the unit a leave-one-source-out
+    fit holds out."""
+    classes: tuple[str, ...] = ()
+    """The :data:`CLASSES` it belongs to."""
+
+
+_GITHUB_FILE = re.compile(r"^github\.com/([^/]+)/([^/]+)/(?:blob|tree|raw)/[^/]+/(.+)$")
+_RAW_GITHUB = re.compile(r"^raw\.githubusercontent\.com/([^/]+)/([^/]+)/[^/]+/(.+)$")
+_ARXIV = re.compile(r"^arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$")
+
+
+def source_key(url: str) -> str:
+    """Name the publication a source URL belongs to: one document, whatever its version or section.
+
+    A GitHub file at any commit or branch (or its raw copy) is the file (``github.com/owner/repo/path``);
+    an arXiv paper is its abstract without the version; any other page is its host and path without
+    the query or fragment. A pull request or issue thread is its own source. So the torchtune README
+    read at three commits, or one benchmark page at two of its revisions, is one source: the same
+    authors measuring the same way. An entry whose source names a ``publication`` (one submission
+    spread over several files, as an MLPerf round's) is grouped by that name instead
+    (:func:`load_references`).
+    """
+    parts = urlsplit(url.strip())
+    host = parts.netloc.lower().removeprefix("www.")
+    path = parts.path
+    if host == "github.com":  # GitHub's owner and repository names are case-insensitive
+        segments = path.split("/")
+        path = "/".join(segment.lower() if 0 < index < 3 else segment for index, segment in enumerate(segments))
+    address = f"{host}{path}".rstrip("/") if host else url.strip().rstrip("/")
+    for pattern in (_GITHUB_FILE, _RAW_GITHUB):
+        found = pattern.match(address)
+        if found:
+            owner, repo, path = found.groups()
+            return f"github.com/{owner.lower()}/{repo.lower()}/{path}"
+    found = _ARXIV.match(address)
+    if found:
+        return f"arxiv.org/abs/{found.group(1)}"
+    return address
+
+
+def _stack(entry: dict[str, Any]) -> tuple[str, str]:
+    """Return the entry's stack name and version, checking the name against :data:`STACKS`."""
+    stack = entry.get("stack")
+    if stack is None:
+        return "", ""
+    name = stack.get("name") if isinstance(stack, dict) else None
+    if name not in STACKS:
+        where = f"data/published_measurements.yaml, row {entry['id']!r}, field 'stack.name'"
+        raise CatalogError(f"{where}: {name!r} is not one of {', '.join(STACKS)}")
+    return str(name), str(stack.get("version") or "")
+
+
+def _classes(kind: str, scenario: Scenario | None, vendor: str) -> tuple[str, ...]:
+    """Return the :data:`CLASSES` of a measurement from its kind, its scenario and its GPU's vendor."""
+    found = []
+    if kind == "local":
+        found.append("local")
+    if scenario is not None and scenario.finetune in ("lora", "qlora"):
+        found.append("lora_qlora")
+    if kind in SERVING_KINDS and scenario is not None and scenario.batch == "max":
+        found.append("queued")
+    if kind in SERVING_KINDS and scenario is not None and vendor and vendor.lower() != "nvidia":
+        found.append("non_nvidia_serving")
+    return tuple(found)
+
+
+def _vendor(scenario: Scenario | None) -> str:
+    """The catalog vendor of the scenario's GPU ("" when it has none or the GPU is not in the catalog)."""
+    if scenario is None or scenario.gpu is None:
+        return ""
+    gpu = default_catalog().gpus.get(scenario.gpu)
+    return gpu.vendor if gpu is not None else ""
 
 
 def _scenario(settings: dict[str, Any], ident: str) -> Scenario:
@@ -116,6 +212,8 @@ def _typed(entry: dict[str, Any], mapping: dict[str, Any], ident: str) -> Scenar
     if kind not in TRAINING_KINDS + SERVING_KINDS or entry.get("gpu_count") is None or "scenario" not in mapping:
         return None
     kept = TYPED_FIELDS if kind in TRAINING_KINDS else TYPED_SERVING_FIELDS
+    if mapping.get("predict") == "seconds_per_step":
+        kept = kept | {"global_batch"}  # a step's time is measured for a stated step: its batch is typed too
     return _scenario({name: value for name, value in mapping["scenario"].items() if name in kept}, ident)
 
 
@@ -140,6 +238,9 @@ def load_references() -> tuple[Reference, ...]:
         if predict and predict not in PREDICTIONS:
             raise CatalogError(f"data/reference_scenarios.yaml, row {ident!r}, field 'predict': unknown {predict!r}")
         source = entry.get("source") or {}
+        url = str(source.get("url") or source.get("ref") or "")
+        scenario = _scenario(mapping["scenario"], ident) if "scenario" in mapping else None
+        stack, stack_version = _stack(entry)
         references.append(
             Reference(
                 id=ident,
@@ -151,16 +252,20 @@ def load_references() -> tuple[Reference, ...]:
                 value=float(entry["value"]),
                 unit=str(entry.get("unit") or ""),
                 source_title=str(source.get("title") or ""),
-                source_url=str(source.get("url") or source.get("ref") or ""),
+                source_url=url,
                 quote=str(entry.get("quote") or ""),
                 confidence=str(entry.get("confidence") or ""),
-                scenario=_scenario(mapping["scenario"], ident) if "scenario" in mapping else None,
+                scenario=scenario,
                 typed=_typed(entry, mapping, ident),
                 predict=predict,
                 assumptions=str(mapping.get("assumptions") or ""),
                 unmapped=str(mapping.get("unmapped") or ""),
                 tpot_limit_s=mapping.get("tpot_limit_s"),
                 raw=MappingProxyType(entry),
+                stack=stack,
+                stack_version=stack_version,
+                source=str(source.get("publication") or "") or (source_key(url) if url else ident),
+                classes=_classes(str(entry["kind"]), scenario, _vendor(scenario)),
             )
         )
     unknown = set(mappings) - {r.id for r in references}

@@ -46,6 +46,14 @@ def format_report(report: ValidationReport) -> str:
     ratios = [row.typed / row.reference.value for row in report.rows if row.typed is not None]
     worst_typed = max((max(ratio, 1 / ratio) for ratio in ratios), default=1.0)
     lines.append(f"largest factor off as typed: {worst_typed:.2f}x")
+    if report.classes:
+        lines.append("")
+        lines.append("classes across the kinds (local: one user on a desk; lora_qlora: adapter fine-tunes;")
+        lines.append("queued: more requests offered than fit at once; non_nvidia_serving: serving on other vendors):")
+        for score in report.classes:
+            errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
+            inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
+            lines.append(f"{score.kind:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ from model.memory import FRAGMENTATION, RUNTIME_BYTES
 from model.results import Estimate
 from model.scenario import resolve
 from model.units import DAY_S, GB, GIB, TERA
-from model.validation.reference import KINDS, SERVING_KINDS, TRAINING_KINDS, Reference, load_references
+from model.validation.reference import CLASSES, KINDS, SERVING_KINDS, TRAINING_KINDS, Reference, load_references
 
 __all__ = [
     "KindScore",
@@ -95,6 +95,8 @@ class ValidationReport(NamedTuple):
     overall: KindScore
     typed_kinds: tuple[KindScore, ...] = ()
     """The training kinds scored on the predictions as a user would ask (layout left to the engine)."""
+    classes: tuple[KindScore, ...] = ()
+    """The classes of run that cut across the kinds (:data:`~model.validation.reference.CLASSES`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as plain data (for --json)."""
@@ -121,6 +123,10 @@ class ValidationReport(NamedTuple):
                     "source": row.reference.source_title,
                     "url": row.reference.source_url,
                     "assumptions": row.reference.assumptions,
+                    "source_id": row.reference.source,
+                    "stack": row.reference.stack,
+                    "stack_version": row.reference.stack_version,
+                    "classes": list(row.reference.classes),
                 }
                 for row in self.rows
             ],
@@ -128,6 +134,7 @@ class ValidationReport(NamedTuple):
             "kinds": [score._asdict() for score in self.kinds],
             "overall": self.overall._asdict(),
             "typed_kinds": [score._asdict() for score in self.typed_kinds],
+            "classes": [score._asdict() for score in self.classes],
         }
 
 
@@ -171,6 +178,13 @@ def _hardware_tflops(result: Estimate) -> float:
     return result.training.tokens_per_s_per_gpu * per_token / TERA
 
 
+def _seconds_per_step(result: Estimate) -> float:
+    """One optimizer step's wall time: the global batch's tokens over every card's training throughput."""
+    training = result.training
+    step_tokens = training.global_batch * training.seq_len
+    return step_tokens / (training.tokens_per_s_per_gpu * result.resolved.scenario.cards)
+
+
 def _training_allocated(result: Estimate) -> float:
     memory = result.training.memory_per_gpu
     states = memory.weights + memory.gradients + memory.optimizer + memory.activations
@@ -186,6 +200,7 @@ _PREDICTORS: dict[str, Callable[[Estimate], float]] = {
     "gpu_hours": lambda e: e.training.gpu_hours,
     "days": lambda e: e.training.time_s / DAY_S,
     "tokens_per_s_per_gpu": lambda e: e.training.tokens_per_s_per_gpu,
+    "seconds_per_step": _seconds_per_step,
     "mfu_palm": _mfu_palm,
     "hfu_megatron": _hfu_megatron,
     "mfu_megatron": _mfu_megatron,
@@ -193,6 +208,7 @@ _PREDICTORS: dict[str, Callable[[Estimate], float]] = {
     "megatron_tflops": lambda e: _hfu_megatron(e) * _peak_16bit(e) / TERA,
     "total_tokens_per_s": lambda e: e.inference.decode_tokens_per_s,
     "user_tokens_per_s": lambda e: e.inference.decode_tokens_per_s_per_user,
+    "prefill_tokens_per_s": lambda e: e.inference.prefill_tokens_per_s,
     "inference_allocated_gib": lambda e: _inference_allocated(e) / GIB,
     "training_allocated_gib": lambda e: _training_allocated(e) / GIB,
     "training_allocated_gb": lambda e: _training_allocated(e) / GB,
@@ -200,12 +216,14 @@ _PREDICTORS: dict[str, Callable[[Estimate], float]] = {
 }
 
 
-# Each prediction is proportional to one of the estimate's ranged figures: its low-high range
-# scales with that figure's (memory and latency-bound figures have no efficiency range).
+# Each prediction is proportional (or, in _INVERSE, inversely proportional) to one of the estimate's
+# ranged figures: its low-high range scales with that figure's (memory and latency-bound figures
+# have no efficiency range).
 _RANGED_BY: dict[str, tuple[str, str]] = {
     "gpu_hours": ("training", "gpu_hours"),
     "days": ("training", "time_s"),
     "tokens_per_s_per_gpu": ("training", "tokens_per_s_per_gpu"),
+    "seconds_per_step": ("training", "tokens_per_s_per_gpu"),
     "mfu_palm": ("training", "tokens_per_s_per_gpu"),
     "hfu_megatron": ("training", "tokens_per_s_per_gpu"),
     "mfu_megatron": ("training", "tokens_per_s_per_gpu"),
@@ -213,7 +231,9 @@ _RANGED_BY: dict[str, tuple[str, str]] = {
     "megatron_tflops": ("training", "tokens_per_s_per_gpu"),
     "total_tokens_per_s": ("inference", "decode_tokens_per_s"),
     "user_tokens_per_s": ("inference", "decode_tokens_per_s_per_user"),
+    "prefill_tokens_per_s": ("inference", "prefill_tokens_per_s"),
 }
+_INVERSE = frozenset({"seconds_per_step"})
 
 
 class Prediction(NamedTuple):
@@ -241,7 +261,10 @@ def predict(reference: Reference, catalog: Catalog, efficiencies: Efficiencies =
     part, name = ranged
     expected = getattr(getattr(result, part), name)
     bounds = result.ranges[name]
-    scaled = sorted((value * bounds.low / expected, value * bounds.high / expected))
+    if reference.predict in _INVERSE:
+        scaled = sorted((value * expected / bounds.low, value * expected / bounds.high))
+    else:
+        scaled = sorted((value * bounds.low / expected, value * bounds.high / expected))
     return Prediction(value, scaled[0], scaled[1])
 
 
@@ -293,4 +316,5 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
         _score(kind, (r for r in rows if r.reference.kind == kind), typed=True)
         for kind in TRAINING_KINDS + SERVING_KINDS
     )
-    return ValidationReport(tuple(rows), tuple(unmapped), kinds, _score("overall", rows), typed_kinds)
+    classes = tuple(_score(name, (r for r in rows if name in r.reference.classes)) for name in CLASSES)
+    return ValidationReport(tuple(rows), tuple(unmapped), kinds, _score("overall", rows), typed_kinds, classes)

@@ -1,8 +1,23 @@
-"""The calibration's ranking: which of two settings of the free factors it prefers."""
+"""The calibration's ranking of settings, and its leave-one-source-out fit."""
 
 from __future__ import annotations
 
-from model.validation.calibrate import Trial
+import itertools
+import json
+
+import pytest
+
+from model.validation import validate
+from model.validation.calibrate import (
+    GRID,
+    GridScores,
+    ScoredRow,
+    Trial,
+    format_out_of_sample,
+    leave_one_source_out,
+)
+from model.validation.out_of_sample import from_dict, load_out_of_sample
+from model.validation.reference import CLASSES, KINDS
 
 
 def _trial(overall: float, **kinds: float) -> Trial:
@@ -26,3 +41,76 @@ def test_inside_the_bounds_the_mean_of_the_kinds_decides() -> None:
     balanced = _trial(0.12, dense=0.10, moe=0.12)  # mean 11 %
     lopsided = _trial(0.11, dense=0.02, moe=0.22)  # mean 12 %, though the better overall median
     assert balanced.rank < lopsided.rank
+
+
+# Leave one source out (issue 33 item 5): a toy grid of two settings, "scale" 1 and 2, where a
+# prediction is scale x the row's factor x its measured value.
+
+
+def _row(ident: str, source: str, factor: float, kind: str = "local", stack: str = "") -> ScoredRow:
+    return ScoredRow(ident, kind, source, stack, (), 100.0, (100.0 * factor, 200.0 * factor), (None, None))
+
+
+TOY = GridScores(
+    settings=({"scale": 1.0}, {"scale": 2.0}),
+    rows=(
+        _row("a", "source A", 1.0, stack="llama.cpp"),
+        _row("b", "source B", 1.0, stack="llama.cpp"),
+        *(_row(f"o{i}", "outlier", 0.5) for i in range(3)),
+    ),
+)
+"""Sources A and B want scale 1; the outlier source (three runs, half as fast as predicted) wants
+scale 2 and, holding most rows, wins the in-sample fit."""
+
+
+def test_a_source_the_others_disagree_with_is_worse_held_out_than_in_sample() -> None:
+    fit = leave_one_source_out(TOY)
+    assert fit.in_sample_setting == {"scale": 2.0}
+    errors = {row.id: (row.in_sample_error, row.out_of_sample_error) for row in fit.rows}
+    # Held out, the outlier is predicted by A and B's scale 1: 50 % under instead of exact.
+    assert errors["o0"] == pytest.approx((0.0, -0.5))
+    # A held out: B and the outlier still choose scale 2, so A stays 100 % over.
+    assert errors["a"] == pytest.approx((1.0, 1.0))
+    assert fit.overall.in_sample == pytest.approx(0.0)
+    assert fit.overall.out_of_sample == pytest.approx(0.5)
+    assert fit.overall.out_of_sample > fit.overall.in_sample
+
+
+def test_the_fit_has_a_score_per_kind_class_and_stack_and_a_row_per_measurement() -> None:
+    fit = leave_one_source_out(TOY)
+    assert [score.group for score in fit.kinds] == list(KINDS)
+    assert [score.group for score in fit.classes] == list(CLASSES)
+    assert [score.group for score in fit.stacks] == ["llama.cpp", "not labelled"]
+    by_kind = {score.group: score for score in fit.kinds}
+    assert (by_kind["local"].entries, by_kind["local"].sources) == (5, 3)
+    assert by_kind["memory"].entries == 0
+    stacks = {score.group: score for score in fit.stacks}
+    assert (stacks["llama.cpp"].entries, stacks["not labelled"].entries) == (2, 3)
+    assert fit.overall.entries == len(fit.rows) == 5 and fit.overall.sources == 3
+    assert fit.settings_scored == 2
+
+
+def test_the_fit_survives_its_plain_data_form() -> None:
+    fit = leave_one_source_out(TOY)
+    assert from_dict(json.loads(json.dumps(fit.to_dict()))) == fit
+
+
+def test_the_text_table_shows_each_group_in_sample_beside_held_out() -> None:
+    text = format_out_of_sample(leave_one_source_out(TOY))
+    assert "in-sample" in text and "held out" in text
+    assert "local" in text and "llama.cpp" in text
+    assert "inference" not in text and "memory" not in text  # a kind without measurements is left out
+    assert "50.0%" in text.splitlines()[-2]  # the overall line: 0.0 % in sample, 50.0 % held out
+
+
+def test_the_shipped_out_of_sample_file_covers_the_shipped_measurements() -> None:
+    # A measurement added without rerunning `python -m model.validation.calibrate --write` makes the
+    # Validation page's held-out column stale: this fails until the file is regenerated.
+    fit = load_out_of_sample()
+    assert fit is not None, "data/validation_out_of_sample.json is missing"
+    assert fit is load_out_of_sample()
+    report = validate()
+    assert fit.covers(row.reference.id for row in report.rows)
+    assert [score.group for score in fit.kinds] == list(KINDS)
+    assert fit.overall.entries == len(report.rows)
+    assert fit.settings_scored == len(list(itertools.product(*GRID.values())))
