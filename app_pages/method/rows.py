@@ -207,6 +207,7 @@ _KIND_WORDS = {
     "training_throughput": translatable("training throughput"),
     "inference": translatable("inference"),
     "moe_serving": translatable("MoE serving"),
+    "local": translatable("local runners"),
     "memory": translatable("memory"),
 }
 

@@ -14,6 +14,7 @@ KIND_COLORS: dict[str, str] = {
     translatable("Training throughput"): "#F58518",
     translatable("Inference"): "#54A24B",
     translatable("MoE serving"): "#E45756",
+    translatable("On a desk (local runners)"): "#72B7B2",
     translatable("Memory"): "#B279A2",
 }
 """One colour per kind of measurement (the chart rows carry the kind's label in the visit's language)."""

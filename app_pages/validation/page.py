@@ -40,6 +40,11 @@ st.caption(
 )
 st.table(list(view.nearest), hide_index=True)
 
+if view.generalisation:
+    st.subheader(tr("How well it generalises"), divider="gray")
+    st.table(list(view.generalisation), hide_index=True)
+    st.caption(view.generalisation_note)
+
 st.subheader(tr("Every measurement"), divider="gray")
 st.segmented_control(
     tr("Show"),

@@ -10,13 +10,14 @@ from typing import Any
 
 import streamlit as st
 
-from model.validation import ValidationReport, ValidationRow
+from model.validation import OutOfSample, ValidationReport, ValidationRow
 from model.validation.report import BandPoint, Nearby
 from ui.i18n import tr, translatable
 
 __all__ = [
     "KIND_LABELS",
     "band_rows",
+    "generalisation_rows",
     "kind_label",
     "nearest_rows",
     "point_rows",
@@ -32,6 +33,7 @@ KIND_LABELS: dict[str, str] = {
     "training_throughput": translatable("Training throughput"),
     "inference": translatable("Inference"),
     "moe_serving": translatable("MoE serving"),
+    "local": translatable("On a desk (local runners)"),
     "memory": translatable("Memory"),
 }
 _KIND_WORDS: dict[str, str] = {
@@ -39,6 +41,7 @@ _KIND_WORDS: dict[str, str] = {
     "training_throughput": translatable("training throughput"),
     "inference": translatable("inference"),
     "moe_serving": translatable("MoE serving"),
+    "local": translatable("local runners"),
     "memory": translatable("memory"),
 }
 """The kinds as running text names them (the takeaway)."""
@@ -168,6 +171,40 @@ def nearest_rows(nearby: Sequence[Nearby]) -> list[dict[str, Any]]:
 def unmapped_rows(report: ValidationReport) -> list[dict[str, str]]:
     """The measurements the engine does not score, each with why."""
     return [{tr("Measurement"): ref.id, tr("Why not"): ref.unmapped} for ref in report.unmapped]
+
+
+CLASS_LABELS: dict[str, str] = {
+    "local": translatable("On a desk (local runners)"),
+    "lora_qlora": translatable("LoRA / QLoRA fine-tuning"),
+    "queued": translatable("Serving at full load (queued)"),
+    "non_nvidia_serving": translatable("Serving on other vendors' chips"),
+}
+"""The classes of run issue 33 tracks across the kinds, as the generalisation table names them."""
+
+
+def generalisation_rows(held_out: OutOfSample | None) -> list[dict[str, Any]]:
+    """Each kind, class and the overall: median error in sample beside each source left out (percent).
+
+    Empty when the shipped file is absent. 'Held out': every source's runs predicted by the constants
+    fitted without that source (``python -m model.validation.calibrate``).
+    """
+    if held_out is None:
+        return []
+    named = [
+        *((kind_label(score.group), score) for score in held_out.kinds),
+        *((tr(CLASS_LABELS.get(score.group, score.group)), score) for score in held_out.classes),
+        (tr("All"), held_out.overall),
+    ]
+    return [
+        {
+            tr("Measurements"): name,
+            tr("Runs"): score.entries,
+            tr("Sources"): score.sources,
+            tr("In sample"): f"{score.in_sample:.1%}",
+            tr("Each source left out"): f"{score.out_of_sample:.1%}",
+        }
+        for name, score in named
+    ]
 
 
 def validation_takeaway(report: ValidationReport) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from app_pages.validation.rows import (
     band_rows,
+    generalisation_rows,
     nearest_rows,
     point_rows,
     table_rows,
@@ -18,7 +19,7 @@ from app_pages.validation.rows import (
     validation_takeaway,
 )
 from model import Catalog, Scenario, estimate
-from model.validation import error_band, nearest
+from model.validation import OutOfSample, ValidationReport, error_band, load_out_of_sample, nearest
 from ui.i18n import tr
 from ui.reports import shipped_report
 
@@ -38,6 +39,9 @@ class ValidationView:
     nearest: Rows
     table: Rows
     unmapped: Rows
+    generalisation: Rows
+    """Each kind and class: median error in sample beside each source left out (empty: no shipped file)."""
+    generalisation_note: str
 
 
 def validation_view(scenario: Scenario, kind: str, catalog: Catalog) -> ValidationView:
@@ -48,6 +52,7 @@ def validation_view(scenario: Scenario, kind: str, catalog: Catalog) -> Validati
     """
     result = estimate(scenario, catalog)
     report = shipped_report()
+    held_out = load_out_of_sample()
     heading = tr(
         "Nearest to {model} on {cards} × {gpu}",
         model=result.resolved.model_name,
@@ -62,4 +67,19 @@ def validation_view(scenario: Scenario, kind: str, catalog: Catalog) -> Validati
         nearest=tuple(nearest_rows(nearest(report, scenario, catalog, count=5))),
         table=tuple(table_rows(report, kind)),
         unmapped=tuple(unmapped_rows(report)) if report.unmapped else (),
+        generalisation=tuple(generalisation_rows(held_out)),
+        generalisation_note=_held_out_note(held_out, report),
     )
+
+
+def _held_out_note(held_out: OutOfSample | None, report: ValidationReport) -> str:
+    """Say what 'each source left out' means, and when the shipped table no longer covers the report."""
+    if held_out is None:
+        return ""
+    note = tr(
+        "In sample: the efficiency factors fitted on every run at once. Each source left out: each paper's or "
+        "benchmark's runs predicted by the factors fitted without them, the error a user's new case can expect."
+    )
+    if not held_out.covers(row.reference.id for row in report.rows):
+        note += tr(" (The table predates some measurements; `python -m model.validation.calibrate --write` renews it.)")
+    return note

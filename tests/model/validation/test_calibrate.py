@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from model.validation import validate
+from model.validation import CLASSES, KINDS, load_out_of_sample, validate
 from model.validation.calibrate import (
     GRID,
     GridScores,
@@ -16,8 +16,7 @@ from model.validation.calibrate import (
     format_out_of_sample,
     leave_one_source_out,
 )
-from model.validation.out_of_sample import from_dict, load_out_of_sample
-from model.validation.reference import CLASSES, KINDS
+from model.validation.out_of_sample import from_dict
 
 
 def _trial(overall: float, **kinds: float) -> Trial:

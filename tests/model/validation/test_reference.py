@@ -2,7 +2,7 @@
 
 import pytest
 
-from model.catalog import CatalogError
+from model import CatalogError
 from model.validation import load_references
 from model.validation.reference import STACKS, _stack, source_key
 
