@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from model.inference import DecodeStep, InferenceMemory, serving_capacity
+from model.inference import DecodeStep, InferenceMemory, Offload, serving_capacity
 from model.memory import Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
@@ -146,6 +146,11 @@ class InferenceEstimate(NamedTuple):
     """The chosen replica first, then the other replicas that fit, best first."""
     ep: int = 1
     """Cards of attention data parallelism with the routed experts split over them (1: tp x pp)."""
+    offload: Offload = Offload("none", 0, 0)
+    """How the replica is split between its cards and the host's memory (mode "none": the cards hold
+    it all, or nothing runs), with what it needs and has (model.inference.offload)."""
+    verdict: str = "fits"
+    """Serving's verdict: "fits", "fits_with_offload" or "wont_run" (model.inference.serving_verdict)."""
 
 
 NOTES: dict[str, str] = {
@@ -172,6 +177,18 @@ NOTES: dict[str, str] = {
         "inference does not fit: needs {needed} per card, a server budgets {budget} of the card's {capacity}"
         " (at most {most} sequences fit)"
     ),
+    "inference_offloaded_layers": (
+        "fits with offload: {on_card} of {layers} layers on the card, {host} in host memory, {rate} tokens/s per user"
+    ),
+    "inference_offloaded_experts": (
+        "fits with offload: the routed experts of the first {cpu_moe} of {layers} layers in host memory ({host}),"
+        " {rate} tokens/s per user"
+    ),
+    "inference_wont_run": (
+        "won't run: needs {needed}, has {has} (the cards' budget {cards} and {host} of host memory)"
+    ),
+    "offload_shared_memory": "{gpu} computes from its own memory: there is no host memory to offload to",
+    "offload_experts_dense": "{model} has no routed experts: whole layers go to host memory instead",
     "params_disagree": (
         "the shape given has {counted}B parameters, not the {given}B of params: "
         "every shape given is kept, so the estimate is for the shape"
