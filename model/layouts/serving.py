@@ -271,7 +271,8 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
         offloaded = _offloaded_choice(r, key, eff, load, plan)
         if isinstance(offloaded, ServingChoice):
             return _SERVING_CHOICES.put((r, eff), offloaded)
-        largest[plan.key] = offloaded  # what a split would hold: fewer than the batch asked
+        if plan.ep == 1:  # the same replica: what a split would hold, fewer than the batch asked
+            largest[plan.key] = offloaded
 
     def batch_of(option: InferencePlan) -> int:
         return max(1, largest[option.key]) if s.batch == "max" else option.batch
