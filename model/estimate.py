@@ -187,9 +187,7 @@ def _inference(
     plan, largest, memory, batch = choice.plan, choice.largest, choice.memory, choice.batch
     most = largest[plan.key]
     fits = serving_fits(memory, gpu.capacity_bytes)
-    split = choice.offload or offload_needs(
-        r, serving_load(r), tp=plan.tp, pp=plan.pp, batch=batch, capacity_bytes=gpu.capacity_bytes
-    )
+    split = choice.offload or _unsplit(r, memory.total, (plan.tp, plan.pp, plan.ep), batch)
     if not fits:
         sizes = {
             "needed": format_gb(memory.total),
@@ -244,6 +242,22 @@ def _inference(
         verdict=serving_verdict(fits, split),
     )
     return result, _ranges(**figures)
+
+
+def _unsplit(r: Resolved, card_total: float, replica: tuple[int, int, int], batch: int) -> Offload:
+    """Return the no-offload entry: the replica's cards hold it all (or nothing runs), with what it needs and has.
+
+    With host memory, what the cards and the host need together (model.inference.offload_needs);
+    without, the replica's cards' memory against their budgets.
+    """
+    tp, pp, ep = replica
+    capacity = r.gpu.capacity_bytes
+    if r.host is not None:
+        return offload_needs(r, serving_load(r), tp=tp, pp=pp, batch=batch, capacity_bytes=capacity)
+    cards, layers = tp * pp * ep, r.arch.layers
+    return Offload(
+        "none", layers, layers, needed_bytes=card_total * cards, has_bytes=serving_capacity(capacity) * cards
+    )
 
 
 def _offload_notes(r: Resolved, split: Offload, fits: bool, tokens_per_s: float) -> list[Note]:
