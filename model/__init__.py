@@ -24,7 +24,7 @@ from model.memory import TrainingMemory
 from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
-from model.scenario import MAX_BATCH, Scenario, resolve
+from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
 
 PUBLIC_MODULES = (
     "model",
@@ -48,6 +48,7 @@ __all__ = [
     "INT_LIMITS",
     "KV_PRECISIONS",
     "MAX_BATCH",
+    "OFFLOAD_MODES",
     "PRECISIONS",
     "PUBLIC_MODULES",
     "SERVING_MEMORY_FRACTION",
