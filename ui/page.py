@@ -6,16 +6,13 @@ from typing import Any
 
 import streamlit as st
 
-from model import Estimate, Scenario, ScenarioError, estimate
+from model import Estimate
 from model.analyses.verdict import Verdict
-from ui.catalog import session_catalog
 from ui.charts import presenting
 from ui.format import billions, compact_gpu_name
-from ui.i18n import tr
-from ui.text import escape_markdown
 from ui.verdict import verdict_headline
 
-__all__ = ["estimate_or_stop", "explained", "page_title", "scenario_tag", "settings_box", "show_verdict"]
+__all__ = ["explained", "page_title", "scenario_tag", "settings_box", "show_verdict"]
 
 
 def show_verdict(verdict: Verdict, gpu_name: str, precision: str, primary: bool = True) -> None:
@@ -27,18 +24,6 @@ def show_verdict(verdict: Verdict, gpu_name: str, precision: str, primary: bool 
         st.success(text, icon=":material/check_circle:")
     else:
         st.error(text, icon=":material/block:")
-
-
-def estimate_or_stop(scenario: Scenario) -> Estimate:
-    """Return the estimate, or show what is wrong with the scenario and stop the page."""
-    try:
-        return estimate(scenario, session_catalog())
-    except ScenarioError as error:
-        # A title still heads the page: the message says which setting to change, every value kept.
-        st.title(tr("This scenario cannot be estimated"))
-        message = tr("This scenario cannot be estimated: {error}", error=escape_markdown(str(error)))
-        st.error(message, icon=":material/error:")
-        st.stop()
 
 
 def scenario_tag(result: Estimate) -> str:
