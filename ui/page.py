@@ -1,4 +1,4 @@
-"""Helpers every page uses: run the estimate and show a bad scenario as a message."""
+"""Helpers every page uses: the verdict, the title, and what presentation mode folds away."""
 
 from __future__ import annotations
 
