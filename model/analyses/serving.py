@@ -44,6 +44,7 @@ from model.inference import (
 from model.limits import ScenarioError
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, with_batch
+from model.stacks import serving_efficiencies
 
 __all__ = [
     "BatchPoint",
@@ -161,7 +162,7 @@ def _replica(
     return _Replica(
         resolved=r,
         context=context,
-        rates=serving_rates(r, context, efficiencies),
+        rates=serving_rates(r, context, serving_efficiencies(r.stack, r.platform, efficiencies)),
         replicas=inference.dp,
         largest_batch=inference.max_batch,
     )
