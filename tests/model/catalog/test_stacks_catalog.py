@@ -29,7 +29,8 @@ def test_the_shipped_file_has_every_stack_and_each_measured_name_once() -> None:
 
 
 def test_a_fitted_constant_that_is_not_a_stack_constant_is_refused() -> None:
-    with pytest.raises(CatalogError, match=r"stacks.yaml, row 'llamacpp', field 'fitted': unknown 'kernel_floor_scale'"):
+    message = r"stacks.yaml, row 'llamacpp', field 'fitted': unknown 'kernel_floor_scale'"
+    with pytest.raises(CatalogError, match=message):
         read_stacks(_with("llamacpp", fitted=["kernel_floor_scale"]))
 
 

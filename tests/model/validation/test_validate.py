@@ -178,6 +178,14 @@ def test_the_cli_prints_the_same_figures_as_json():
     assert {score["kind"] for score in data["classes"]} == set(CLASSES)
     local = next(row for row in data["rows"] if row["id"] == "xdai-llama3-8b-q4_k_m-1xrtx4090-tg512")
     assert (local["stack"], local["classes"]) == ("llama.cpp", ["local"])
+    assert local["scenario_stack"] == "llamacpp"
+
+
+def test_the_report_scores_each_named_stack_and_the_runs_that_name_none():
+    named = sorted({row.reference.stack for row in REPORT.rows if row.reference.stack})
+    assert [score.kind for score in REPORT.stacks] == [*named, "not labelled"]
+    assert sum(score.entries for score in REPORT.stacks) == len(REPORT.rows)
+    assert "by the software each measurement names" in format_report(REPORT)
 
 
 def test_the_nearest_measurements_to_a_measured_scenario_start_with_it():
