@@ -8,11 +8,15 @@ host wait of a MoE layer's training pass, the share of tensor-parallel collectiv
 compute) over a small grid,
 scores each setting with the validate command's errors over all measurements together, and
 prints the best. The values it finds are then written into model/efficiency.py by hand: the
-engine never reads this module.
+engine never reads this module. At the best setting it then fits each software stack's and
+platform's few constants over all of that stack's measurements together
+(:mod:`~model.validation.groups`: llama.cpp's quantised read share on every llama.cpp run, SGLang's
+ROCm build on every SGLang run on an AMD card), which data/stacks.yaml ships.
 
 It then asks how well the fit generalises: for each source (a paper, a benchmark page, a thread:
 :func:`~model.validation.reference.source_key`), it refits the factors without that source's
-measurements and predicts them with the refit (leave one source out), and prints each kind's,
+measurements and predicts them with the refit (leave one source out: a held-out run of a stack is
+predicted with that stack's constants fitted on its other sources' runs), and prints each kind's,
 class's and stack's median error in sample beside out of sample. ``--write`` also writes that
 table to data/validation_out_of_sample.json, which the Validation page reads
 (:func:`~model.validation.out_of_sample.load_out_of_sample`): the grid takes minutes to score.
