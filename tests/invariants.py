@@ -256,8 +256,11 @@ def draw_scenario(rng: random.Random) -> Scenario:
         fields["master_weights"] = False
     if rng.random() < 0.05:
         fields["lora_rank"] = rng.choice((4, 64, 256))
-    if rng.random() < 0.2:
-        fields["stack"] = rng.choice(STACK_IDS)
+    # The stack is drawn from the scenario's own fields, not from ``rng``: the sequence of scenarios a
+    # seed gives stays the one it gave before stacks were drawn.
+    own = random.Random(repr(sorted(fields.items())))
+    if own.random() < 0.2:
+        fields["stack"] = own.choice(STACK_IDS)
     return Scenario(**fields)
 
 
