@@ -4,6 +4,11 @@ from model import Scenario, estimate
 result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=64))
 result.training.time_s, result.inference.tpot_s, result.to_dict()
 
+Where the cards cannot hold a model, serving with host memory (Scenario(host_memory_gb=64)) places
+layers or experts there as llama.cpp does: estimate(...).inference.offload is the split and
+.inference.verdict says "fits", "fits_with_offload" or "wont_run" (model.analyses.verdict.goal_verdict
+says the same).
+
 A model by its Hugging Face id: fetch_hf_model("Qwen/Qwen3-14B") returns its row and a catalog of it
 to merge (catalog.merged(fetched.catalog)), and Scenario(model=fetched.model_id) estimates it.
 """
@@ -12,14 +17,14 @@ from model.analyses.plan import Plan, PlanOption, pareto_front, plan_serving, pl
 from model.catalog import Catalog, CatalogError, default_catalog, load_user_catalog, parse_user_catalog
 from model.catalog.hf_hub import HfError, HfModel, fetch_hf_model
 from model.estimate import estimate, training_refused
-from model.inference import SERVING_MEMORY_FRACTION, serving_capacity
+from model.inference import SERVING_MEMORY_FRACTION, SERVING_VERDICTS, Offload, serving_capacity
 from model.layouts.serving import replica_name
 from model.limits import FLOAT_LIMITS, INT_LIMITS, ScenarioError
 from model.memory import TrainingMemory
 from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
-from model.scenario import MAX_BATCH, Scenario, resolve
+from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
 
 PUBLIC_MODULES = (
     "model",
@@ -43,9 +48,11 @@ __all__ = [
     "INT_LIMITS",
     "KV_PRECISIONS",
     "MAX_BATCH",
+    "OFFLOAD_MODES",
     "PRECISIONS",
     "PUBLIC_MODULES",
     "SERVING_MEMORY_FRACTION",
+    "SERVING_VERDICTS",
     "UNCERTAIN_SPREAD",
     "Catalog",
     "CatalogError",
@@ -53,6 +60,7 @@ __all__ = [
     "HfError",
     "HfModel",
     "InferenceEstimate",
+    "Offload",
     "Plan",
     "PlanOption",
     "Range",

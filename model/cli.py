@@ -14,14 +14,14 @@ from typing import Any, NoReturn
 
 from model.catalog import STACK_IDS, CatalogError, default_catalog, load_user_catalog
 from model.catalog.hf_hub import HfError, HfModel, fetch_hf_model
-from model.commands.flags import batch, finite, fraction, scenario_number, scenario_whole
+from model.commands.flags import batch, finite, fraction, host_bandwidth, scenario_number, scenario_whole
 from model.commands.listing import LISTS, catalog_table
 from model.commands.plan import add_plan_parser, run_plan
 from model.commands.summary import summary
 from model.estimate import estimate
 from model.limits import ScenarioError
 from model.precision import KV_PRECISIONS, PRECISIONS
-from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, Scenario
+from model.scenario import FINETUNE_MODES, OFFLOAD_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, Scenario
 
 __all__ = ["main"]
 
@@ -127,6 +127,23 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     inf.add_argument(
         "--attention-dp", type=scenario_whole("attention_dp", "cards of attention data parallelism"), metavar="N",
         help="serve a mixture of experts attention-data-parallel over N cards, experts split over them (1: never)",
+    )  # fmt: skip
+    host = p.add_argument_group("host memory (serving offload)")
+    host.add_argument(
+        "--host-memory", "--host-memory-gb", dest="host_memory_gb", metavar="GB",
+        type=scenario_number("host_memory_gb", "a host memory size in GB"),
+        help="RAM of the machine the cards sit in: serving puts there what the cards cannot hold (llama.cpp's -ngl "
+        "layers, or a mixture of experts' --n-cpu-moe experts); not given: nothing is offloaded",
+    )  # fmt: skip
+    host.add_argument(
+        "--host-bandwidth", "--host-bandwidth-gb-s", dest="host_bandwidth_gb_s", metavar="GB/S|ddr5-5600x2",
+        type=host_bandwidth,
+        help="its bandwidth in GB/s, or a DDR4/DDR5 memory by channels (default: two channels of DDR5-5600, 89.6)",
+    )  # fmt: skip
+    host.add_argument(
+        "--offload", choices=OFFLOAD_MODES, metavar="|".join(OFFLOAD_MODES),
+        help="what goes to host memory when the cards cannot hold it (default auto: a mixture of experts' "
+        "routed experts when the cards hold the rest, else whole layers); training never offloads",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -66,6 +66,12 @@ class Efficiencies:
     """Share of peak HBM/GDDR bandwidth a streaming kernel sustains when the GPU row has no
     measured figure. H200 microbench: device copy 4254/4800 = 0.886, bf16 weight streaming at
     batch 1-64: 4036-4241/4800 = 0.84-0.88; gpt-fast on A100: 'about 1700 GB/s' of 2039 = 0.83."""
+    host_memory_bandwidth: float
+    """Share of a host's peak DRAM bandwidth a CPU reaches streaming weights through llama.cpp's
+    quantised dot products (decoding the layers offloaded to it). llama.cpp issue 4716: Mixtral 8x7B
+    Q8_0 decodes 3.37 tokens/s on a Ryzen 9 7950X with DDR5 at 3,600 MT/s (two channels, 57.6 GB/s):
+    12.9B active parameters x 8.5 bits = 13.7 GB a token, 46 GB/s, 0.80 of the peak; 3.58 tokens/s on
+    a 5900X with DDR4-3600 (the same peak), 0.85."""
     kv_read_bandwidth: float
     """Share of the streaming bandwidth decode attention reaches reading a paged KV cache: many
     sequences' small blocks gathered per step instead of one contiguous weight stream. Fitted
@@ -160,6 +166,7 @@ EXPECTED = Efficiencies(
     training_matmul_vs_ceiling=0.70,
     attention_vs_matmul=0.75,
     memory_bandwidth=0.85,
+    host_memory_bandwidth=0.80,
     kv_read_bandwidth=0.9,
     dequant_bandwidth=0.70,
     expert_read_half_bytes=16e6,
@@ -220,6 +227,7 @@ def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
         base,
         matmul_ceiling=MappingProxyType({k: _capped(v * compute) for k, v in base.matmul_ceiling.items()}),
         memory_bandwidth=_capped(base.memory_bandwidth * memory),
+        host_memory_bandwidth=_capped(base.host_memory_bandwidth * memory),
         collective_bandwidth=_capped(base.collective_bandwidth * links),
         network_bandwidth=_capped(base.network_bandwidth * links),
         kernel_floor_s=base.kernel_floor_s * overhead,

@@ -13,11 +13,15 @@ from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
 from model.inference import (
     DecodeStep,
+    Offload,
+    host_budget,
+    offload_needs,
     serving_capacity,
     serving_fits,
+    serving_verdict,
 )
 from model.layouts.plan import plan_training
-from model.layouts.serving import plan_serving
+from model.layouts.serving import plan_serving, serving_load
 from model.memory import TrainingRegime, training_regime
 from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
@@ -210,6 +214,7 @@ def _inference(
     plan, largest, memory, batch = choice.plan, choice.largest, choice.memory, choice.batch
     most = largest[plan.key]
     fits = serving_fits(memory, gpu.capacity_bytes)
+    split = choice.offload or _unsplit(r, memory.total, (plan.tp, plan.pp, plan.ep), batch)
     if not fits:
         sizes = {
             "needed": format_gb(memory.total),
@@ -249,6 +254,7 @@ def _inference(
     }
     first = served[0]
     step = steps[0]
+    notes.extend(_offload_notes(r, split, fits, 1.0 / first.tpot_s))
     result = InferenceEstimate(
         memory_per_gpu=memory,
         fits=fits,
@@ -272,8 +278,50 @@ def _inference(
         layout_candidates=choice.candidates,
         queued=plan.waiting,
         queue_wait_s=first.queue_wait_s,
+        offload=split,
+        verdict=serving_verdict(fits, split),
     )
     return result, _ranges(**figures)
+
+
+def _unsplit(r: Resolved, card_total: float, replica: tuple[int, int, int], batch: int) -> Offload:
+    """Return the no-offload entry: the replica's cards hold it all (or nothing runs), with what it needs and has.
+
+    With host memory, what the cards and the host need together (model.inference.offload_needs);
+    without, the replica's cards' memory against their budgets.
+    """
+    tp, pp, ep = replica
+    capacity = r.gpu.capacity_bytes
+    if r.host is not None:
+        return offload_needs(r, serving_load(r), tp=tp, pp=pp, batch=batch, capacity_bytes=capacity)
+    cards, layers = tp * pp * ep, r.arch.layers
+    return Offload(
+        "none", layers, layers, needed_bytes=card_total * cards, has_bytes=serving_capacity(capacity) * cards
+    )
+
+
+def _offload_notes(r: Resolved, split: Offload, fits: bool, tokens_per_s: float) -> list[Note]:
+    """Say where serving put what its cards could not hold, or why it did not (codes and values)."""
+    s = r.scenario
+    notes = []
+    if s.host_memory_gb is not None and r.gpu.shares_host_memory:
+        notes.append(Note("offload_shared_memory", {"gpu": r.gpu.short_name}))
+    if s.offload == "experts" and r.host is not None and not r.arch.is_moe:
+        notes.append(Note("offload_experts_dense", {"model": r.model_name}))
+    rate = f"{tokens_per_s:,.3g}"
+    if split.mode == "layers":
+        values = {"on_card": str(split.layers_on_card), "layers": str(split.layers)}
+        values["host"] = format_gb(split.host_bytes)
+        notes.append(Note("inference_offloaded_layers", {**values, "rate": rate}))
+    elif split.mode == "experts":
+        values = {"cpu_moe": str(split.cpu_moe_layers), "layers": str(split.layers)}
+        values["host"] = format_gb(split.host_bytes)
+        notes.append(Note("inference_offloaded_experts", {**values, "rate": rate}))
+    elif not fits and r.host is not None:
+        cards = format_gb(split.has_bytes - host_budget(r.host))
+        values = {"needed": format_gb(split.needed_bytes), "has": format_gb(split.has_bytes), "cards": cards}
+        notes.append(Note("inference_wont_run", {**values, "host": format_gb(host_budget(r.host))}))
+    return notes
 
 
 def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies: Efficiencies = EXPECTED) -> Estimate:

@@ -60,6 +60,12 @@ FLOAT_LIMITS: dict[str, tuple[float, float, str]] = {
     "draft_acceptance": (1e-4, 0.9999, "a fraction between 0 and 1 (e.g. 0.8)"),
     "target_tpot_s": (1e-5, 1e3, "seconds per output token from 0.00001 to 1,000 (e.g. 0.05)"),
     "price_per_gpu_hour": (0.0, 1e4, "a price in dollars from 0 to 10,000"),
+    "host_memory_gb": (1.0, 1e5, "a host memory size in GB from 1 to 100,000 (e.g. 64)"),
+    "host_bandwidth_gb_s": (
+        1.0,
+        1e5,
+        "a host memory bandwidth in GB/s from 1 to 100,000 (e.g. 89.6: two channels of DDR5-5600)",
+    ),
 }
 
 

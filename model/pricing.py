@@ -101,8 +101,14 @@ def market_rent_ratio() -> float | None:
 def rental_price(gpu: Gpu, ratio: float | None) -> PriceQuote:
     """Return the price of renting one ``gpu`` for an hour: the catalog's, else estimated from its purchase price.
 
+    A machine no cloud rents (``for_rent`` false: a Mac, a Ryzen AI Max box, a DGX Spark) is bought,
+    so its hour is the owning price (:func:`owning_price` with the default terms), not a rent.
     Cached: every estimate resolves its GPU's price, and a quote is an immutable value.
     """
+    if not gpu.for_rent and gpu.cloud_usd_per_gpu_hour is None:
+        if gpu.purchase_usd is None:
+            return _quote(None, "owned", "no rental or purchase price in the catalog: type one")
+        return owning_price(gpu)
     if gpu.cloud_usd_per_gpu_hour is not None:
         if gpu.cloud_price_date:
             return _quote(gpu.cloud_usd_per_gpu_hour, "catalog", "on-demand rate, {date}", date=gpu.cloud_price_date)

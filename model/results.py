@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from model.inference import DecodeStep, InferenceMemory, serving_capacity
+from model.inference import DecodeStep, InferenceMemory, Offload, serving_capacity
 from model.memory import Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
@@ -154,6 +154,11 @@ class InferenceEstimate(NamedTuple):
     """Sequences of the concurrency that wait for a slot, over all replicas (0: every one runs)."""
     queue_wait_s: float = 0.0
     """How long a sequence waits for a slot on average (:func:`model.inference.queue_wait`), part of ``ttft_s``."""
+    offload: Offload = Offload("none", 0, 0)
+    """How the replica is split between its cards and the host's memory (mode "none": the cards hold
+    it all, or nothing runs), with what it needs and has (model.inference.offload)."""
+    verdict: str = "fits"
+    """Serving's verdict: "fits", "fits_with_offload" or "wont_run" (model.inference.serving_verdict)."""
 
 
 NOTES: dict[str, str] = {
@@ -184,6 +189,18 @@ NOTES: dict[str, str] = {
         "{queued} of {concurrency} sequences wait for a slot: each replica runs the {running} that fit,"
         " and a sequence waits {wait} on average before its first token"
     ),
+    "inference_offloaded_layers": (
+        "fits with offload: {on_card} of {layers} layers on the card, {host} in host memory, {rate} tokens/s per user"
+    ),
+    "inference_offloaded_experts": (
+        "fits with offload: the routed experts of the first {cpu_moe} of {layers} layers in host memory ({host}),"
+        " {rate} tokens/s per user"
+    ),
+    "inference_wont_run": (
+        "won't run: needs {needed}, has {has} (the cards' budget {cards} and {host} of host memory)"
+    ),
+    "offload_shared_memory": "{gpu} computes from its own memory: there is no host memory to offload to",
+    "offload_experts_dense": "{model} has no routed experts: whole layers go to host memory instead",
     "params_disagree": (
         "the shape given has {counted}B parameters, not the {given}B of params: "
         "every shape given is kept, so the estimate is for the shape"

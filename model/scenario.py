@@ -36,28 +36,37 @@ from model.stacks import check_stack, platform_of, stack_of
 
 __all__ = [
     "ADAPTER_NAMES",
+    "DEFAULT_HOST",
     "FINETUNE_MODES",
     "MAX_BATCH",
+    "OFFLOAD_MODES",
     "OPTIMIZERS",
     "RECOMPUTE_MODES",
     "SCENARIO_FIELDS",
     "Finetune",
+    "HostMemory",
+    "Offload",
     "Optimizer",
     "Recompute",
     "Resolved",
     "Scenario",
     "check_layout",
+    "dram_bandwidth_gb_s",
     "resolve",
     "trains_adapters",
     "with_batch",
 ]
 
+Offload = Literal["auto", "none", "layers", "experts"]
+"""Where serving puts what a card cannot hold: the engine's choice, nowhere, whole layers in host
+memory (llama.cpp's -ngl), or a mixture of experts' routed experts (llama.cpp's --n-cpu-moe)."""
 Recompute = Literal["none", "selective", "full"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 Finetune = Literal["none", "full", "lora", "qlora"]
 RECOMPUTE_MODES: Final[tuple[Recompute, ...]] = get_args(Recompute)
 OPTIMIZERS: Final[tuple[Optimizer, ...]] = get_args(Optimizer)
 FINETUNE_MODES: Final[tuple[Finetune, ...]] = get_args(Finetune)
+OFFLOAD_MODES: Final[tuple[Offload, ...]] = get_args(Offload)
 _ADAPTER_MODES: Final[frozenset[Finetune]] = frozenset({"lora", "qlora"})
 ADAPTER_NAMES: Final[dict[str, str]] = {"lora": "LoRA", "qlora": "QLoRA"}
 """How the adapter methods are written (Hu et al. 2021; Dettmers et al. 2023)."""
@@ -69,6 +78,22 @@ CHINCHILLA_TOKENS_PER_PARAM = 20.0
 DEFAULT_FINETUNE_TOKENS = 1e8
 MAX_BATCH: Final = 10_000_000
 """The most concurrent sequences per serving replica a scenario may ask for (and any search tries)."""
+DEFAULT_HOST: Final = "desktop-cpu"
+"""The catalog row of the machine a card sits in when the scenario gives only its memory: a desktop
+CPU with two channels of DDR5-5600 (its bandwidth is the host's unless the scenario gives one, its
+compute the host CPU's)."""
+DRAM_CHANNEL_BITS: Final = 64
+"""Data bits of one DDR4/DDR5 channel (a DDR5 DIMM's two 32-bit subchannels: JEDEC JESD79-5)."""
+
+
+def dram_bandwidth_gb_s(transfers_mt_s: float, channels: int, bus_bits: int = DRAM_CHANNEL_BITS) -> float:
+    """Return the peak bandwidth of ``channels`` memory channels at ``transfers_mt_s`` in GB/s.
+
+    Peak = transfers per second x bus width in bytes x channels: two channels of DDR5-5600 move
+    5,600e6 x 8 B x 2 = 89.6 GB/s; a server socket of twelve DDR5-4800 channels 460.8 GB/s (a
+    second socket adds its own, reached across the socket link).
+    """
+    return transfers_mt_s * bus_bits / 8.0 * channels / 1e3
 
 
 def trains_adapters(finetune: Finetune) -> bool:
@@ -144,6 +169,15 @@ class Scenario:
     draft_acceptance: float = 0.8
     """The chance each drafted token is accepted (DeepSeek-V3's MTP: 0.85-0.9, its report sec. 5.4.3)."""
     price_per_gpu_hour: float | None = None
+    # host memory and offload (serving only: training never offloads here)
+    host_memory_gb: float | None = None
+    """The RAM of the machine the cards sit in, in GB: serving places there what the cards cannot hold
+    (None: none is counted, so nothing is offloaded). Per replica: each replica's machine has its own."""
+    host_bandwidth_gb_s: float | None = None
+    """That memory's bandwidth in GB/s (None: the :data:`DEFAULT_HOST` desktop's two channels of DDR5-5600)."""
+    offload: Offload = "auto"
+    """What serving offloads to host memory when the cards cannot hold it: auto (the engine chooses),
+    none, layers or experts (a mixture of experts' routed experts)."""
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
     """The scenario's hash, worked out on first use: each estimate's caches are keyed by it, and
     hashing some fifty fields costs more than any one lookup. Not at construction, where an
@@ -179,6 +213,17 @@ def with_batch(scenario: Scenario, batch: int | Literal["max"]) -> Scenario:
     return replace(scenario, batch=batch, concurrency=None)
 
 
+class HostMemory(NamedTuple):
+    """The memory of the machine the cards sit in, where serving puts the weights a card cannot hold."""
+
+    memory_bytes: float
+    bandwidth_bytes_per_s: float
+    flops_per_s: float
+    """The host CPU's dense peak (the :data:`DEFAULT_HOST` row's fp32): it runs the layers kept there."""
+    link: Link | None
+    """The card's link to the host (PCIe), over which llama.cpp copies host weights to prefill a prompt."""
+
+
 class Resolved(NamedTuple):
     """A scenario checked against the catalogs, every default filled in except the layout."""
 
@@ -201,6 +246,9 @@ class Resolved(NamedTuple):
     """The scenario's software stack, its mechanisms and constants (:mod:`model.stacks`)."""
     platform: Platform
     """The vendor software the GPU runs (CUDA, ROCm, ...), with its constants."""
+    host: HostMemory | None = None
+    """The host memory serving may offload to: None without one, for a chip that computes from the
+    host's own memory (``Gpu.shares_host_memory``), or when the scenario turns offload off."""
 
 
 def _validate(s: Scenario) -> None:
@@ -222,6 +270,9 @@ def _validate(s: Scenario) -> None:
     if s.tied_embeddings is not None and not isinstance(s.tied_embeddings, bool):
         raise ScenarioError("tied_embeddings", s.tied_embeddings, "true or false")
     check_choice("finetune", s.finetune, FINETUNE_MODES)
+    check_choice("offload", s.offload, OFFLOAD_MODES)
+    if s.offload in ("layers", "experts") and s.host_memory_gb is None:
+        raise ScenarioError("host_memory_gb", None, f"a host memory size in GB to offload {s.offload} to (e.g. 64)")
     if s.batch != "max" and (
         isinstance(s.batch, bool) or not isinstance(s.batch, int) or not 1 <= s.batch <= MAX_BATCH
     ):
@@ -401,6 +452,7 @@ def _look_up(s: Scenario, cat: Catalog) -> Resolved:
     else:
         price = rental_price(gpu, market_rent_ratio())
     return Resolved(
+        host=_host_memory(s, cat, gpu),
         scenario=s,
         arch=arch,
         model_name=model_name,
@@ -418,3 +470,14 @@ def _look_up(s: Scenario, cat: Catalog) -> Resolved:
         stack=stack,
         platform=platform,
     )
+
+
+def _host_memory(s: Scenario, cat: Catalog, gpu: Gpu) -> HostMemory | None:
+    """Return the host memory the scenario's serving may offload to, or None (see :attr:`Resolved.host`)."""
+    if s.host_memory_gb is None or s.offload == "none" or gpu.shares_host_memory:
+        return None
+    desk = cat.gpus.get(DEFAULT_HOST) or default_catalog().gpus[DEFAULT_HOST]
+    bandwidth = s.host_bandwidth_gb_s * 1e9 if s.host_bandwidth_gb_s else desk.memory_bandwidth_bytes_per_s
+    flops = desk.dense_flops_per_s.get("fp32") or max(desk.dense_flops_per_s.values())
+    link = cat.interconnects.get(gpu.host_link) if gpu.host_link else None
+    return HostMemory(float(s.host_memory_gb) * 1e9, bandwidth, flops, link)

@@ -2,10 +2,11 @@
 
 ``python -m tests.invariants --n 20000 [--seed S]`` draws N scenarios over the whole scenario space
 (every catalog model and GPU, 1 to 100k cards, every precision, batch, context, fine-tune mode,
-optimizer, recomputation, and the layout knobs tp, pp, dp, ep, zero, micro_batch and vp each fixed
-or free), checks every invariant below on the engine (:func:`model.estimate` and its ``to_dict``)
-and, for a sub-sample, on the goal verdict and the command line, then prints one line per violated
-invariant (its count and the first reproducing scenarios) and the summary
+optimizer, recomputation, the layout knobs tp, pp, dp, ep, zero, micro_batch and vp each fixed
+or free, and host memory for offload), checks every invariant below on the engine
+(:func:`model.estimate` and its ``to_dict``) and, for a sub-sample, on the goal verdict and the
+command line, then prints one line per violated invariant (its count and the first reproducing
+scenarios) and the summary
 ``N scenarios, K invalid inputs, V violations in T s``. It exits 1 on any violation.
 
 A ScenarioError is a legal answer only for fixed layout knobs the cards cannot hold (DESIGN.md 9:
@@ -43,7 +44,7 @@ from model.catalog import STACK_IDS
 from model.cli import main as cli_main
 from model.efficiency import EXPECTED
 from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
-from model.precision.formats import weight_breakdown
+from model.precision.formats import layer_weights, weight_breakdown
 from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, with_batch
 from model.stacks import training_knobs
 
@@ -69,7 +70,10 @@ __all__ = [
     "check_memory_parts_add_up",
     "check_mfu_between_zero_and_one",
     "check_more_concurrency",
+    "check_more_host_bandwidth",
     "check_no_figure_without_fit",
+    "check_offload_only_when_needed",
+    "check_offload_split",
     "check_queue",
     "check_queue_serves_as_max",
     "check_refusal_names_a_fixed_knob",
@@ -106,6 +110,8 @@ RELATIVE = 1e-9
 """Tolerance of every comparison of two figures the engine computes along different paths."""
 NO_CRASH = "no_crash"
 """The invariant every scenario holds first: the engine answers or refuses it, never raises anything else."""
+HOST_MEMORY_GB = (8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1536.0)
+"""Host memories drawn for offload: a laptop's to a server's."""
 SUM_TOLERANCE = 1e-6
 """Tolerance of a memory total against the sum of its parts (the brief's 1e-6 relative)."""
 
@@ -256,6 +262,15 @@ def draw_scenario(rng: random.Random) -> Scenario:
         fields["master_weights"] = False
     if rng.random() < 0.05:
         fields["lora_rank"] = rng.choice((4, 64, 256))
+    if rng.random() < 0.15:
+        fields["host_memory_gb"] = rng.choice(HOST_MEMORY_GB)
+        if rng.random() < 0.3:
+            fields["host_bandwidth_gb_s"] = rng.choice((51.2, 89.6, 204.8, 460.8))
+        fields["offload"] = rng.choice(("auto", "auto", "auto", "layers", "experts", "none"))
+        if rng.random() < 0.5:  # a desk: one card, where a host's memory matters
+            fields["cards"] = 1
+            for knob in LAYOUT_KNOBS:
+                fields.pop(knob, None)
     # The stack is drawn from the scenario's own fields, not from ``rng``: the sequence of scenarios a
     # seed gives stays the one it gave before stacks were drawn.
     own = random.Random(repr(sorted(fields.items())))
@@ -574,6 +589,36 @@ def check_mfu_between_zero_and_one(o: Outcome) -> list[str]:
     return []
 
 
+def check_offload_split(o: Outcome) -> list[str]:
+    """Serving's verdict is its fit and its split; a split is used only with host memory, and the host holds it.
+
+    "fits" and "fits_with_offload" iff serving fits, "wont_run" iff not; an offload only with host
+    memory on a chip that does not compute from it; its host part within the host's budget; whole
+    layers on the card between 0 and all of them (all of them when only experts are offloaded).
+    """
+    i, s = o.inference, o.scenario
+    split, verdict = i["offload"], i["verdict"]
+    problems = []
+    if (verdict != "wont_run") != i["fits"]:
+        problems.append(f"verdict {verdict} but fits={i['fits']}")
+    if (split["mode"] != "none") != (verdict == "fits_with_offload"):
+        problems.append(f"verdict {verdict} with an offload of mode {split['mode']}")
+    if split["mode"] == "none":
+        return problems
+    if s.host_memory_gb is None or s.offload == "none" or CATALOG.gpus[s.gpu].shares_host_memory:
+        problems.append(f"offloads {split['mode']} without host memory to offload to")
+    host = split["host_weight_bytes"] + split["host_kv_bytes"]
+    if not _at_most(host, split["host_budget_bytes"]):
+        problems.append(f"the host holds {host:.6g} B of a budget of {split['host_budget_bytes']:.6g}")
+    if not 0 <= split["layers_on_card"] <= split["layers"]:
+        problems.append(f"{split['layers_on_card']} of {split['layers']} layers on the card")
+    if split["mode"] == "experts" and (split["layers_on_card"] != split["layers"] or not split["head_on_card"]):
+        problems.append("an experts offload moved whole layers")
+    if split["mode"] == "layers" and split["cpu_moe_layers"]:
+        problems.append("a layers offload moved experts")
+    return problems
+
+
 CHECKS: tuple[Callable[[Outcome], list[str]], ...] = (
     check_layout_within_cards,
     check_fixed_knobs_kept,
@@ -586,6 +631,7 @@ CHECKS: tuple[Callable[[Outcome], list[str]], ...] = (
     check_tpot_not_below_roofline,
     check_headlines_within_ranges,
     check_mfu_between_zero_and_one,
+    check_offload_split,
 )
 """The checks of one estimate."""
 
@@ -687,12 +733,16 @@ def check_more_concurrency(fewer: Outcome, more: Outcome, full: Outcome) -> list
             ]
         return []
     problems = []
-    if not _at_most(m["decode_tokens_per_s"], top["decode_tokens_per_s"]):
+    # On a split with host memory the largest batch is not the fastest: past the cards' room each more
+    # sequence's KV cache is read from host memory at its bandwidth (model.inference.offload), so
+    # the max-batch rate bounds nothing there. Exempt by that mechanism, checked only without it.
+    offloaded = top["offload"]["mode"] != "none" or m["offload"]["mode"] != "none"
+    if not offloaded and not _at_most(m["decode_tokens_per_s"], top["decode_tokens_per_s"]):
         problems.append(
             f"concurrency {more.scenario.concurrency} serves {m['decode_tokens_per_s']:.6g} tokens/s, "
             f"above the max-batch rate {top['decode_tokens_per_s']:.6g} (batch {m['batch']} of {top['batch']})"
         )
-    if m["queued"] and not _close(m["decode_tokens_per_s"], top["decode_tokens_per_s"]):
+    if m["queued"] and not offloaded and not _close(m["decode_tokens_per_s"], top["decode_tokens_per_s"]):
         problems.append(
             f"{m['queued']} queued, yet {m['decode_tokens_per_s']:.6g} tokens/s, not the max-batch rate "
             f"{top['decode_tokens_per_s']:.6g}"
@@ -711,6 +761,37 @@ def _layout_text(t: dict[str, Any]) -> str:
         f"tp {p['tp']} pp {p['pp']} dp {p['dp']} ep {p['ep']} zero {p['zero']} {t['recompute']}"
         f" mb {t['micro_batch']} vp {t['vp']} gb {t['global_batch']}"
     )
+
+
+def check_offload_only_when_needed(with_host: Outcome, without: Outcome) -> list[str]:
+    """Host memory never changes serving that fits the cards; when the cards cannot hold it, it runs or not with it.
+
+    ``without`` is the same scenario with no host memory. Offload is used only when needed, so a
+    serving that fits without the host is the same with it (never slower); one that does not fit
+    either runs with an offload or still does not.
+    """
+    a, b = with_host.inference, without.inference
+    if b["fits"]:
+        if a["offload"]["mode"] != "none" or a["tpot_s"] != b["tpot_s"] or a["ttft_s"] != b["ttft_s"]:
+            return [
+                f"fits on the cards alone (TPOT {b['tpot_s']:.6g} s) but with host memory offloads"
+                f" {a['offload']['mode']}, TPOT {a['tpot_s']!r}"
+            ]
+        return []
+    if a["fits"] and a["offload"]["mode"] == "none":
+        return ["does not fit the cards alone, yet fits with host memory without offloading"]
+    return []
+
+
+def check_more_host_bandwidth(slower: Outcome, faster: Outcome) -> list[str]:
+    """Twice the host memory's bandwidth never decodes one user more slowly, nor changes the split."""
+    a, b = slower.inference, faster.inference
+    problems = []
+    if a["offload"] != {**b["offload"]}:
+        problems.append(f"the split moved with the host's bandwidth: {a['offload']} vs {b['offload']}")
+    if a["fits"] and b["fits"] and not _at_most(b["tpot_s"], a["tpot_s"]):
+        problems.append(f"twice the host bandwidth decodes in {b['tpot_s']:.6g} s, not {a['tpot_s']:.6g} s")
+    return problems
 
 
 def weight_rank(precision: str) -> float:
@@ -753,8 +834,20 @@ def read_ratio(arch: Architecture, lower: str, higher: str) -> float:
 
 
 def _replica_weights(o: Outcome) -> float:
+    """Return the weights a replica holds: its cards', and with an offload the host's too (the whole model).
+
+    With an offload the cards hold what fits, so their share says nothing of the format: the host's part
+    is added, less the embedding's copy a tied output layer keeps on the card (llama.cpp's duplicate).
+    """
     i = o.inference
-    return i["memory_per_gpu"]["weights"] * i["tp"] * i["pp"] * i["ep"]
+    held = i["memory_per_gpu"]["weights"] * i["tp"] * i["pp"] * i["ep"]
+    split = i["offload"]
+    if split["mode"] == "none":
+        return held
+    held += split["host_weight_bytes"]
+    if o.arch is not None and o.arch.tied_embeddings and split["head_on_card"]:
+        held -= layer_weights(o.arch, o.scenario.precision).embedding
+    return held
 
 
 def check_lower_precision_memory(higher: Outcome, lower: Outcome) -> list[str]:
@@ -800,6 +893,20 @@ def _replica_text(o: Outcome) -> str:
     return f"tp {i['tp']} pp {i['pp']} ep {i['ep']}"
 
 
+def _holds_more(lower: Outcome, higher: Outcome) -> bool:
+    """Return whether the lower format's weights take more bytes in all than the higher's (its mix is wider).
+
+    MXFP4 keeps a mixture of experts' attention in bf16 beside its 4.25-bit experts, so against fp4
+    (4.5 bits throughout) it can hold more; llama.cpp's mixes widen some tensors. Such a format may
+    not fit where the other does, the cards' or the host's memory being the same.
+    """
+    if lower.arch is None:
+        return False
+    return weight_breakdown(lower.arch, lower.scenario.precision).total > (
+        weight_breakdown(lower.arch, higher.scenario.precision).total
+    )
+
+
 def check_lower_precision_tpot(higher: Outcome, lower: Outcome) -> list[str]:
     """Lower-precision weights never decode one user more slowly (batch 1, the same KV-cache format).
 
@@ -822,15 +929,13 @@ def check_lower_precision_tpot(higher: Outcome, lower: Outcome) -> list[str]:
     """
     h, lo = higher.inference, lower.inference
     if not (h["fits"] and lo["fits"]):
-        # A format whose bulk is narrower may still hold more bytes in all (mxfp4 quantises only a mixture
-        # of experts' routed experts and keeps the rest in bf16, where q4_0 quantises every matrix): then
-        # not fitting where the other fits is the memory check's business, which allows those bytes.
-        heavier = lower.arch is not None and (
-            weight_breakdown(lower.arch, lower.scenario.precision).total
-            > weight_breakdown(lower.arch, higher.scenario.precision).total
-        )
-        if h["fits"] and not lo["fits"] and not heavier:
+        if h["fits"] and not lo["fits"] and not _holds_more(lower, higher):
             return [f"{higher.scenario.precision} serves one user, {lower.scenario.precision} does not fit"]
+        return []
+    if lo["offload"]["host_weight_bytes"] > h["offload"]["host_weight_bytes"]:
+        # Offload (host memory): the cards hold what fits, so a lower format whose mix is larger in all (its
+        # read ratio above 1) puts every extra byte on the host, read at the host's bandwidth. That multiplies
+        # the difference by the cards' bandwidth over the host's; the check compares splits that hold alike.
         return []
     allowed = h["tpot_s"]
     exempt = lower.scenario.precision in QUANTIZED_WEIGHT_PRECISIONS
@@ -1217,6 +1322,8 @@ def _check_scenario(
             scenario,
             lambda: check_layer_split_no_faster(_derived(dataclasses.replace(user, cards=1)), _derived(user)),
         )
+    if scenario.host_memory_gb is not None:
+        _check_host_memory(scenario, outcome, state)
     if verdict_every and index % verdict_every == 0:
         goal = GOALS[(index // verdict_every) % len(GOALS)]
         state.check("check_goal_verdict", scenario, lambda: check_goal_verdict(*verdict_inputs(scenario, goal)))
@@ -1225,6 +1332,18 @@ def _check_scenario(
     if text_every and index % text_every == 0:
         state.check("check_cli_text", scenario, lambda: _cli_text(scenario, outcome))
     return 0
+
+
+def _check_host_memory(scenario: Scenario, outcome: Outcome, state: _Run) -> None:
+    """Compare the scenario with no host memory, and with twice its bandwidth (when it offloads)."""
+    without = dataclasses.replace(scenario, host_memory_gb=None, host_bandwidth_gb_s=None, offload="auto")
+    state.check(
+        "check_offload_only_when_needed", scenario, lambda: check_offload_only_when_needed(outcome, _derived(without))
+    )
+    if outcome.inference["offload"]["mode"] != "none":
+        bandwidth = scenario.host_bandwidth_gb_s or CATALOG.gpus["desktop-cpu"].memory_bandwidth_bytes_per_s / 1e9
+        faster = dataclasses.replace(scenario, host_bandwidth_gb_s=min(2 * bandwidth, 1e5))
+        state.check("check_more_host_bandwidth", scenario, lambda: check_more_host_bandwidth(outcome, _derived(faster)))
 
 
 _TRAINING_ONLY = {"dp": None, "ep": None, "zero": None, "micro_batch": None, "vp": None, "global_batch": None}

@@ -43,7 +43,10 @@ from tests.invariants import (
     check_memory_parts_add_up,
     check_mfu_between_zero_and_one,
     check_more_concurrency,
+    check_more_host_bandwidth,
     check_no_figure_without_fit,
+    check_offload_only_when_needed,
+    check_offload_split,
     check_queue,
     check_queue_serves_as_max,
     check_refusal_names_a_fixed_knob,
@@ -68,6 +71,8 @@ TOO_BIG = Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1)
 """Neither fits: no time, rate or price anywhere."""
 QUEUED = Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1, concurrency=64)
 """Serving runs the 26 sequences that fit; 38 wait."""
+OFFLOADED = Scenario(model="llama-3.1-70b", gpu="rtx-4090", cards=1, precision="q4_k_m", host_memory_gb=64)
+"""Serving runs with half the layers in host memory (issue 32)."""
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +117,15 @@ def test_a_fixed_sample_of_scenarios_breaks_no_invariant():
         pytest.fail(format_report(report), pytrace=False)
 
 
-def test_every_check_of_one_estimate_passes_on_real_ones(fits, too_big):
-    for outcome in (fits, too_big):
+@pytest.fixture(scope="module")
+def offloaded() -> Outcome:
+    outcome = observe(OFFLOADED)
+    assert outcome.inference["verdict"] == "fits_with_offload"
+    return outcome
+
+
+def test_every_check_of_one_estimate_passes_on_real_ones(fits, too_big, offloaded):
+    for outcome in (fits, too_big, offloaded):
         for check in CHECKS:
             assert check(outcome) == [], check.__name__
 
@@ -133,6 +145,9 @@ def test_the_draw_covers_every_model_gpu_precision_mode_and_layout_combination()
     assert max(cards) == 100_000
     combinations = {tuple(getattr(s, knob) is not None for knob in LAYOUT_KNOBS) for s in drawn}
     assert combinations == set(itertools.product((False, True), repeat=len(LAYOUT_KNOBS)))
+    hosted = [s for s in drawn if s.host_memory_gb is not None]
+    assert {s.offload for s in hosted} == {"auto", "none", "layers", "experts"}
+    assert sum(s.cards == 1 for s in hosted) > len(hosted) / 3  # desks, where host memory matters
 
 
 def test_a_reported_scenario_is_code_that_rebuilds_it():
@@ -378,6 +393,44 @@ def test_lower_precision_tpot_catches_slower_decoding_beyond_dequantisation(fits
     lost = _broken(fits, precision="fp8")
     lost.inference["fits"] = False
     assert check_lower_precision_tpot(fits, lost)
+
+
+def test_offload_split_catches_a_verdict_a_host_or_a_layer_count_that_disagree(offloaded, fits):
+    assert check_offload_split(offloaded) == []
+    wrong = _broken(offloaded)
+    wrong.inference["verdict"] = "fits"
+    assert any("verdict fits" in p for p in check_offload_split(wrong))
+    overfull = _broken(offloaded)
+    overfull.inference["offload"]["host_weight_bytes"] = offloaded.inference["offload"]["host_budget_bytes"] * 1.01
+    assert any("the host holds" in p for p in check_offload_split(overfull))
+    too_many = _broken(offloaded)
+    too_many.inference["offload"]["layers_on_card"] = 81
+    assert any("81 of 80" in p for p in check_offload_split(too_many))
+    no_host = _broken(offloaded, host_memory_gb=None)
+    assert any("without host memory" in p for p in check_offload_split(no_host))
+    assert check_offload_split(fits) == []
+
+
+def test_offload_only_when_needed_catches_an_offload_or_a_slowdown_of_what_fits(fits):
+    with_host = _broken(fits, host_memory_gb=64.0)
+    assert check_offload_only_when_needed(with_host, fits) == []
+    slower = _broken(with_host)
+    slower.inference["tpot_s"] = fits.inference["tpot_s"] * 1.001
+    assert check_offload_only_when_needed(slower, fits)
+    moved = _broken(with_host)
+    moved.inference["offload"]["mode"] = "layers"
+    assert check_offload_only_when_needed(moved, fits)
+
+
+def test_more_host_bandwidth_catches_slower_decoding_and_a_moved_split(offloaded):
+    faster = _broken(offloaded, host_bandwidth_gb_s=179.2)
+    assert check_more_host_bandwidth(offloaded, faster) == []
+    slower = _broken(faster)
+    slower.inference["tpot_s"] = offloaded.inference["tpot_s"] * 1.001
+    assert any("twice the host bandwidth" in p for p in check_more_host_bandwidth(offloaded, slower))
+    moved = _broken(faster)
+    moved.inference["offload"]["layers_on_card"] -= 1
+    assert any("split moved" in p for p in check_more_host_bandwidth(offloaded, moved))
 
 
 def test_goal_verdict_catches_a_wrong_runs_a_wrong_memory_and_a_fix_that_does_not_fit():

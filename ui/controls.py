@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from model import FLOAT_LIMITS, INT_LIMITS, KV_PRECISIONS, MAX_BATCH, PRECISIONS, HfError, Scenario
+from model import FLOAT_LIMITS, INT_LIMITS, KV_PRECISIONS, MAX_BATCH, OFFLOAD_MODES, PRECISIONS, HfError, Scenario
 from model.analyses.verdict import GOALS
 from model.catalog.hf_hub import parse_repo_id
 from model.units import parse_quantity
@@ -373,6 +373,10 @@ _ALL = (
     _decimal("years", translatable("Years of use"), 3.0, 0.5, 15.0),
     _decimal("kwh", translatable("Electricity price"), 0.10, 0.0, 2.0),
     _decimal("pue", translatable("PUE"), 1.3, 1.0, 3.0),
+    # Host memory a serving replica may offload to (0: none; the engine's ranges above it).
+    _decimal("host", translatable("Host memory (GB)"), 0.0, 0.0, FLOAT_LIMITS["host_memory_gb"][1]),
+    _decimal("host_bw", translatable("Host memory bandwidth (GB/s)"), 0.0, 0.0, FLOAT_LIMITS["host_bandwidth_gb_s"][1]),
+    Control("offload", translatable("Offload"), "auto", _choice(lambda: OFFLOAD_MODES)),
     # Workload, shared by the pages that use it.
     _field("prompt", translatable("Prompt tokens"), _SCENARIO.prompt_len, "prompt_len"),
     _field("output", translatable("Output tokens"), _SCENARIO.output_len, "output_len"),

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from model import FORMATS, PRECISIONS, HfError, HfModel, Scenario
+from model import FORMATS, OFFLOAD_MODES, PRECISIONS, HfError, HfModel, Scenario
 from ui.catalog import HF_KEY, fetched_model, session_catalog
 from ui.controls import (
     AUTO,
@@ -22,6 +22,7 @@ from ui.controls import (
     GOAL_OPTIONS,
     PARAM_STEPS_B,
     PRESENT,
+    bounds,
     format_params,
     int_bounds,
     load_from_url,
@@ -337,6 +338,47 @@ def render_scenario_sidebar() -> None:
         if st.session_state[GOAL] == "finetune":
             _render_finetune()
         render_prices()
+        _render_host()
+
+
+_OFFLOAD_LABELS = {
+    "auto": translatable("auto: only what the cards cannot hold"),
+    "none": translatable("none"),
+    "layers": translatable("whole layers (llama.cpp -ngl)"),
+    "experts": translatable("a MoE's experts (llama.cpp --n-cpu-moe)"),
+}
+
+
+def _render_host() -> None:
+    """Host memory serving may offload to, folded: a desk's question, rarer in a data centre."""
+    state = st.session_state
+    with st.expander(tr("Host memory and offload"), expanded=bool(state["host"])):
+        st.number_input(
+            tr("Host RAM (GB, 0: none)"),
+            *bounds("host"),
+            held_value("host"),
+            step=16.0,
+            key="host",
+            help=tr(
+                "The machine's RAM for what the cards cannot hold: llama.cpp runs those layers on the CPU. "
+                "Apple silicon and other unified-memory chips compute from it directly: nothing to offload."
+            ),
+        )
+        st.number_input(
+            tr("Its bandwidth (GB/s, 0: typical)"),
+            *bounds("host_bw"),
+            held_value("host_bw"),
+            step=10.0,
+            key="host_bw",
+            help=tr("Two channels of DDR5-5600 read 89.6 GB/s; a 12-channel DDR5-4800 server socket 461 GB/s."),
+        )
+        st.selectbox(
+            tr("Offload"),
+            OFFLOAD_MODES,
+            index=held_index("offload", OFFLOAD_MODES),
+            format_func={mode: tr(label) for mode, label in _OFFLOAD_LABELS.items()}.get,
+            key="offload",
+        )
 
 
 def _render_finetune() -> None:
@@ -411,6 +453,9 @@ def current_scenario(**page_settings: Any) -> Scenario:
         "tokens": state["tokens"] or None,
         "finetune": state["finetune"] if state[GOAL] == "finetune" else "none",
         "lora_rank": state["rank"],
+        "host_memory_gb": state["host"] or None,  # 0: no host memory counted
+        "host_bandwidth_gb_s": state["host_bw"] or None,  # 0: the engine's typical host
+        "offload": state["offload"],
         "price_per_gpu_hour": current_price(state[GPU]).usd_per_gpu_hour,
         **training_settings(state),
     }

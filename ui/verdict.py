@@ -68,6 +68,15 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
     """Say why the goal does not run, or '' when it does."""
     if verdict.runs:
         return ""
+    if verdict.goal == "serve" and verdict.offload is not None and verdict.offload.host_budget_bytes > 0:
+        # With host memory it does not run even split: what it needs against the cards' budget and the host.
+        split = verdict.offload
+        return tr(
+            "needs {needed}, has {has} with host memory ({host} of it for the model)",
+            needed=bytes_gb(split.needed_bytes),
+            has=bytes_gb(split.has_bytes),
+            host=bytes_gb(split.host_budget_bytes),
+        )
     if verdict.goal == "serve":
         needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
         return tr(
@@ -104,6 +113,26 @@ _FITS_ONE_SEQUENCE = translatable(
 budget (model.inference.serving_capacity); the batch's own memory is the VRAM page's serving section."""
 
 
+def _offloaded(noun: str, verdict: Verdict) -> str:
+    """Say a serving split: '41 of 80 layers on the card, 21.6 GB in host memory, 3.0 tokens/s per user'."""
+    split = verdict.offload
+    assert split is not None
+    rate = f"{verdict.tokens_per_s:,.1f}" if verdict.tokens_per_s is not None else "—"
+    if split.mode == "experts":
+        return tr(
+            "**{noun} fits with offload**: the routed experts of the first {moe} of {layers} layers in host memory "
+            "({host}), {rate} tokens/s per user.",
+            noun=noun, moe=f"{split.cpu_moe_layers:,}", layers=f"{split.layers:,}", host=bytes_gb(split.host_bytes),
+            rate=rate,
+        )  # fmt: skip
+    return tr(
+        "**{noun} fits with offload**: {on_card} of {layers} layers on the card, {host} in host memory, {rate} "
+        "tokens/s per user.",
+        noun=noun, on_card=f"{split.layers_on_card:,}", layers=f"{split.layers:,}", host=bytes_gb(split.host_bytes),
+        rate=rate,
+    )  # fmt: skip
+
+
 def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     """One Markdown sentence: '**Serving fits** ...' or '**Serving does not fit**: ... It fits with ...'.
 
@@ -111,6 +140,8 @@ def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     is an answer too ("no single change ... makes it fit").
     """
     noun = tr(GOAL_NOUNS[verdict.goal])
+    if verdict.runs and verdict.code == "fits_with_offload" and verdict.offload is not None:
+        return _offloaded(noun, verdict)
     if verdict.runs and verdict.goal == "serve":
         needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
         return tr(_FITS_ONE_SEQUENCE, noun=noun, needed=needed, budget=budget, reserve=_reserve(verdict))

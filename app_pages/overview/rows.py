@@ -107,13 +107,18 @@ def seeds_rule(cpu: Gpu) -> str:
     )
 
 
-def token_time_rows(comparison: TokenTimeComparison, gpu_label: str, cpu_name: str) -> list[dict[str, Any]]:
-    """Return one user's time per token as chart rows in milliseconds: the scenario's replica, then the CPU.
+def token_time_rows(
+    comparison: TokenTimeComparison, gpu_label: str, cpu_name: str, laptop_name: str = ""
+) -> list[dict[str, Any]]:
+    """Return one user's time per token as chart rows in milliseconds: replica, the seeds' laptop, the CPU.
 
-    The replica's rows are left out when it cannot serve: nothing that cannot run gets a number.
+    The laptop is the seeds' M3 Pro. The replica's and the laptop's rows are left out when they cannot
+    serve: nothing that cannot run gets a number.
     """
     ideal, expected = tr("ideal"), tr("expected")
     devices = [(cpu_name, comparison.cpu_ideal_s, comparison.cpu_expected_s)]
+    if laptop_name and comparison.laptop_ideal_s is not None and comparison.laptop_expected_s is not None:
+        devices.insert(0, (laptop_name, comparison.laptop_ideal_s, comparison.laptop_expected_s))
     if comparison.gpu_ideal_s is not None and comparison.gpu_expected_s is not None:
         devices.insert(0, (gpu_label, comparison.gpu_ideal_s, comparison.gpu_expected_s))
     return [

@@ -223,7 +223,8 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
     comparison = cpu_versus_gpu(scenario, catalog)
     cpu = catalog.gpus["cpu-server"]
     cards_here = replica_label(comparison.replica_cards, compact_gpu_name(gpu))
-    bars = tuple(token_time_rows(comparison, cards_here, tr("Server CPU"))) if comparison.gpu_fits else None
+    laptop = tr("M3 Pro laptop")
+    bars = tuple(token_time_rows(comparison, cards_here, tr("Server CPU"), laptop)) if comparison.gpu_fits else None
     notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
     return OverviewView(
         title=tr(

@@ -31,6 +31,7 @@ STEP_PART_ORDER: tuple[str, ...] = (
     translatable("per-layer floor"),
     translatable("communication"),
     translatable("drafting"),
+    translatable("host memory"),
 )
 """The decode step's parts (model.inference.DecodeStep.parts), in stacking and legend order (English: ``tr()``
 where shown)."""

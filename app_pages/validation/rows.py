@@ -192,7 +192,12 @@ def generalisation_rows(held_out: OutOfSample | None) -> list[dict[str, Any]]:
         return []
     named = [
         *((kind_label(score.group), score) for score in held_out.kinds),
-        *((tr(CLASS_LABELS.get(score.group, score.group)), score) for score in held_out.classes),
+        # A class that is also a kind (local) is shown once, as the kind.
+        *(
+            (tr(CLASS_LABELS.get(score.group, score.group)), score)
+            for score in held_out.classes
+            if score.group not in {kind.group for kind in held_out.kinds}
+        ),
         (tr("All"), held_out.overall),
     ]
     return [

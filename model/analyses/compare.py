@@ -17,6 +17,7 @@ from model.scenario import Resolved, Scenario, resolve, with_batch
 
 __all__ = [
     "SEED_CPU_ID",
+    "SEED_LAPTOP_ID",
     "GpuComparison",
     "ScenarioFigures",
     "TokenTimeComparison",
@@ -28,6 +29,8 @@ __all__ = [
 ]
 
 SEED_CPU_ID = "cpu-server"
+SEED_LAPTOP_ID = "apple-m3-pro"
+"""The seeds' laptop: an M3 Pro, whose unified memory its GPU reads at 150 GB/s."""
 """The seed article's server CPU: 64 GB/s of memory bandwidth."""
 
 
@@ -117,6 +120,10 @@ class TokenTimeComparison(NamedTuple):
     gpu_speedup: float | None
     """How many times faster the replica gives one user a token than the CPU (expected against
     expected); ``None`` when the replica does not fit."""
+    laptop_ideal_s: float | None = None
+    """The seeds' M3 Pro laptop (:data:`SEED_LAPTOP_ID`): its roofline; ``None`` when it cannot hold the model."""
+    laptop_expected_s: float | None = None
+    """The laptop's time per token with the efficiencies; ``None`` when it cannot hold the model."""
 
 
 def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenTimeComparison:
@@ -134,6 +141,10 @@ def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenT
     single = dataclasses.replace(one_user, cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None)
     card = estimate(single, catalog).inference
     cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID), catalog).inference
+    # The laptop computes from its own memory: no host memory to offload to, whatever the scenario's.
+    laptop_scenario = dataclasses.replace(single, gpu=SEED_LAPTOP_ID, host_memory_gb=None, offload="auto")
+    laptop = estimate(laptop_scenario, catalog).inference if SEED_LAPTOP_ID in catalog.gpus else None
+    laptop_fits = laptop is not None and laptop.fits
     fits = replica.fits
     return TokenTimeComparison(
         replica_cards=replica.tp * replica.pp * replica.ep,
@@ -146,6 +157,8 @@ def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenT
         cpu_expected_s=cpu.tpot_s,
         cpu_fits=cpu.fits,
         gpu_speedup=cpu.tpot_s / replica.tpot_s if fits else None,
+        laptop_ideal_s=laptop.tpot_roofline_s if laptop is not None and laptop_fits else None,
+        laptop_expected_s=laptop.tpot_s if laptop is not None and laptop_fits else None,
     )
 
 

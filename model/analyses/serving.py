@@ -33,14 +33,18 @@ from model.efficiency import EXPECTED, Efficiencies
 from model.estimate import estimate
 from model.inference import (
     LoadedServing,
+    Offload,
     ServingContext,
     ServingRates,
     decode_step,
     ideal_decode_step,
     loaded_serving,
+    offload_roofline,
+    place_offload,
     serving_context,
     serving_rates,
 )
+from model.layouts.serving import serving_load
 from model.limits import ScenarioError
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, with_batch
@@ -137,6 +141,9 @@ class _Replica(NamedTuple):
     rates: ServingRates
     replicas: int
     largest_batch: int
+    offloaded: bool = False
+    """Whether the estimate serves it with part of the model in host memory: then each batch is served
+    with the split that batch needs (more sequences, more KV cache, fewer layers on the cards)."""
 
 
 def _chosen(
@@ -165,6 +172,7 @@ def _replica(
         rates=serving_rates(r, context, serving_efficiencies(r.stack, r.platform, efficiencies)),
         replicas=inference.dp,
         largest_batch=inference.max_batch,
+        offloaded=inference.offload.mode != "none",
     )
 
 
@@ -182,14 +190,29 @@ def sweep_replica(
     return SweepReplica(full.tp, full.pp, full.ep, full.dp)
 
 
+def _split(replica: _Replica, batch: int) -> Offload | None:
+    """Return the offload split at ``batch`` when the estimate offloads (None: none, or none runs there)."""
+    if not replica.offloaded:
+        return None
+    r, ctx = replica.resolved, replica.context
+    placed = place_offload(r, serving_load(r), tp=ctx.tp, pp=ctx.pp, batch=batch, capacity_bytes=r.gpu.capacity_bytes)
+    return placed[0] if placed is not None else None
+
+
 def _serve(replica: _Replica, batch: int) -> LoadedServing:
     """Return the loaded replica at ``batch``, exactly as ``model.estimate`` computes it."""
-    return loaded_serving(replica.resolved, replica.context, replica.rates, batch, replica.replicas)
+    r = replica.resolved
+    return loaded_serving(r, replica.context, replica.rates, batch, replica.replicas, offload=_split(replica, batch))
 
 
 def _point(replica: _Replica, batch: int) -> BatchPoint:
     served = _serve(replica, batch)
-    ideal = ideal_decode_step(replica.resolved, replica.context, batch)
+    split = _split(replica, batch)
+    ideal = (
+        offload_roofline(replica.resolved, replica.context, split, batch)
+        if split is not None
+        else ideal_decode_step(replica.resolved, replica.context, batch)
+    )
     return BatchPoint(
         batch=batch,
         tokens_per_s_per_user=1.0 / served.tpot_s,

@@ -8,6 +8,10 @@ the engine chose fits the card. Pre-training and full fine-tuning in a serving f
 GPTQ/AWQ, NF4, MXFP4/NVFP4, llama.cpp's quants) are refused, not estimated: no framework trains every
 weight in them (QLoRA trains 16-bit adapters on an NF4 base, which is the ``qlora`` goal).
 
+Serving's verdict is the estimate's own code (model.inference.serving_verdict): "fits" on the cards,
+"fits_with_offload" with part of the model in the host's memory (the split and the tokens per second
+with it), or "wont_run" (what it needs and has). Training never offloads here.
+
 Each fix changes one thing and is checked with :func:`model.estimate` before it is offered: more
 cards (the fewest that fit, doubling from the scenario's), a smaller format for the weights, an
 adapter method instead of full fine-tuning, a shorter context or sequence.
@@ -23,6 +27,7 @@ from model.analyses.compare import fewest_serving_cards
 from model.analyses.fit import largest_inference_context, largest_training_seq_len, training_shape, with_context
 from model.catalog import Catalog, default_catalog
 from model.estimate import estimate, training_refused
+from model.inference import Offload
 from model.limits import ScenarioError
 from model.precision import GGUF_PRECISIONS, Precision, bytes_per_element
 from model.scenario import Finetune, Scenario, resolve, with_batch
@@ -69,6 +74,14 @@ class Verdict(NamedTuple):
     """Memory per card the goal needs as the scenario stands (0 when refused)."""
     capacity_bytes: float
     fixes: tuple[Fix, ...]
+    code: str = ""
+    """The verdict as a code: serving's "fits", "fits_with_offload" or "wont_run" (the estimate's own,
+    model.inference.serving_verdict); training's "fits", "wont_run" or "refused"."""
+    offload: Offload | None = None
+    """Serving: the split between the cards and host memory when it runs with offload, or, when it
+    does not run, what it needs and has (``needed_bytes`` and ``has_bytes``); None otherwise."""
+    tokens_per_s: float | None = None
+    """Serving one user when it runs: output tokens per second (1 / TPOT)."""
     lightest_bytes: float | None = None
     """Training that fits: memory per card on the same layout with every layer recomputed, the least it
     can take (the search fills the card with the fastest setting that fits); None for serving."""
@@ -100,9 +113,12 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     one = with_batch(scenario, 1)
     result = estimate(one, cat)
     capacity = result.resolved.gpu.capacity_bytes
-    needed = result.inference.memory_per_gpu.total
-    if result.inference.fits:
-        return Verdict("serve", True, None, needed, capacity, ())
+    inference = result.inference
+    needed = inference.memory_per_gpu.total
+    split = inference.offload if inference.offload.mode != "none" or not inference.fits else None
+    if inference.fits:
+        rate = inference.decode_tokens_per_s_per_user
+        return Verdict("serve", True, None, needed, capacity, (), inference.verdict, split, rate)
     fixes: list[Fix | None] = []
     cards = fewest_serving_cards(one, cat)
     if cards is not None and cards > scenario.cards:
@@ -113,7 +129,8 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     context = largest_inference_context(result, cat)
     if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:
         fixes.append(_checked(with_context(one, int(context)), "context", int(context), "inference", cat))
-    return Verdict("serve", False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None))
+    found = tuple(fix for fix in fixes if fix is not None)
+    return Verdict("serve", False, None, needed, capacity, found, inference.verdict, split)
 
 
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
@@ -124,14 +141,14 @@ def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
             fixes.append(_checked(_with_finetune(scenario, "qlora"), "finetune", "qlora", "training", cat))
         fixes.append(_checked(_with_precision(scenario, "bf16"), "precision", "bf16", "training", cat))
         found = tuple(fix for fix in fixes if fix is not None)
-        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, found)
+        return Verdict(goal, False, "untrainable_precision", 0.0, capacity, found, "refused")
     result = estimate(scenario, cat)
     capacity = result.resolved.gpu.capacity_bytes
     needed = result.training.memory_per_gpu.total
     if result.training.fits:
         shape = training_shape(result)
         _, lightest = shape.memory(recompute="full", recomputed_layers=shape.every_layer())
-        return Verdict(goal, True, None, needed, capacity, (), lightest.total)
+        return Verdict(goal, True, None, needed, capacity, (), "fits", lightest_bytes=lightest.total)
     if goal == "finetune":
         lighter = _LIGHTER_METHODS.get(scenario.finetune, ())
         fixes.append(_first(_checked(_with_finetune(scenario, m), "finetune", m, "training", cat) for m in lighter))
@@ -141,7 +158,7 @@ def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:
     seq_len = largest_training_seq_len(result, cat)
     if SHORTEST_USEFUL_CONTEXT <= seq_len < result.resolved.seq_len:
         fixes.append(_checked(dataclasses.replace(scenario, seq_len=seq_len), "seq_len", seq_len, "training", cat))
-    return Verdict(goal, False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None))
+    return Verdict(goal, False, None, needed, capacity, tuple(fix for fix in fixes if fix is not None), "wont_run")
 
 
 _LIGHTER_METHODS: Final[dict[str, tuple[Finetune, ...]]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}

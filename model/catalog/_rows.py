@@ -128,6 +128,15 @@ class Row:
             raise self.fail(name, f"must be a whole number from {minimum} to {maximum}, got {quoted(value)}")
         return value
 
+    def numbers(self, name: str, *, maximum: float = 1e18, most: int = 32) -> tuple[float, ...]:
+        """Return the field as a list of up to ``most`` positive numbers (empty when absent)."""
+        value = self.raw.get(name)
+        if value is None:
+            return ()
+        if not isinstance(value, list) or len(value) > most:
+            raise self.fail(name, f"must be a list of at most {most} numbers, got {kind_of(value)}")
+        return tuple(self._check_number(f"{name}[{i}]", item, 0.0, maximum, True) for i, item in enumerate(value))
+
     def flag(self, name: str, default: bool = False) -> bool:
         """Return the field as true or false (``default`` when absent)."""
         value = self.raw.get(name, default)

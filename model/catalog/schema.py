@@ -88,6 +88,17 @@ class Gpu:
     reported_memory_bytes: float | None = None
     """The memory the driver reports (nvidia-smi's total): vendors print 80 GiB as "80 GB"."""
     reported_memory_source: str = ""
+    shares_host_memory: bool = False
+    """The chip computes from the machine's own memory: a CPU, or a unified-memory machine (Apple
+    M-series, Ryzen AI Max, DGX Spark). There is no host memory beside it to offload weights to."""
+    gpu_memory_share: float | None = None
+    """Of a unified memory, the share the operating system lets the GPU allocate (macOS wires about
+    three quarters by default); its source is ``gpu_memory_share_source``. None: all of it."""
+    gpu_memory_share_source: str = ""
+    memory_options_bytes: tuple[float, ...] = ()
+    """The memory sizes the machine is sold with (the row describes the largest, ``memory_bytes``)."""
+    for_rent: bool = True
+    """Whether clouds rent it by the hour; a machine on a desk is bought, so it is priced as owned."""
 
     @property
     def short_name(self) -> str:
@@ -96,7 +107,14 @@ class Gpu:
 
     @property
     def capacity_bytes(self) -> float:
-        """What CUDA can allocate on the card: the driver's total less what it keeps, else the printed size."""
+        """What the accelerator can allocate: the one home of a card's usable memory.
+
+        A unified memory: the share the operating system lets the GPU use (``gpu_memory_share``), no
+        offload beyond it. A card: what CUDA can allocate, the driver's total less what it keeps
+        (:data:`DRIVER_RESERVED_BYTES`), else the printed size.
+        """
+        if self.gpu_memory_share is not None:
+            return self.memory_bytes * self.gpu_memory_share
         if self.reported_memory_bytes:
             return max(self.reported_memory_bytes - DRIVER_RESERVED_BYTES, 0.0)
         return self.memory_bytes
@@ -208,6 +226,7 @@ def gpu_from_row(row: Row, *, user: bool = False) -> Gpu:
     measured_bw = row.number("measured_bandwidth_gb_per_s", required=False, maximum=1e6)
     price = row.number("cloud_usd_per_gpu_hour", required=False, maximum=1e4)
     reported = row.number("reported_memory_mib", required=False, maximum=1e8)
+    gpu_share = row.number("gpu_memory_share", required=False, maximum=1.0)
     return Gpu(
         id=ident,
         name=name,
@@ -244,6 +263,11 @@ def gpu_from_row(row: Row, *, user: bool = False) -> Gpu:
         user_supplied=user,
         reported_memory_bytes=reported * MIB if reported else None,
         reported_memory_source=row.text("reported_memory_source", required=reported is not None and not user),
+        shares_host_memory=row.flag("shares_host_memory"),
+        gpu_memory_share=gpu_share,
+        gpu_memory_share_source=row.text("gpu_memory_share_source", required=gpu_share is not None and not user),
+        memory_options_bytes=tuple(size * GB for size in row.numbers("memory_options_gb", maximum=1e6)),
+        for_rent=row.flag("for_rent", default=True),
     )
 
 

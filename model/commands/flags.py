@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 from model.limits import FLOAT_LIMITS, INT_LIMITS
-from model.scenario import MAX_BATCH
+from model.scenario import MAX_BATCH, dram_bandwidth_gb_s
 from model.units import parse_quantity
 
-__all__ = ["batch", "finite", "fraction", "quantity", "scenario_number", "scenario_whole", "whole"]
+__all__ = [
+    "batch",
+    "finite",
+    "fraction",
+    "host_bandwidth",
+    "quantity",
+    "scenario_number",
+    "scenario_whole",
+    "whole",
+]
+
+_DRAM = re.compile(r"ddr[45]-(\d{3,5})(?:x(\d{1,3}))?")
+"""A memory by its transfer rate and channels: ddr5-5600x2 (two channels; 2 when left out), ddr4-3200x8."""
 
 
 def quantity(kind: str, minimum: float, maximum: float) -> Callable[[str], float]:
@@ -89,4 +102,20 @@ def finite(value: Any) -> Any:
         return {key: finite(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [finite(item) for item in value]
+    return value
+
+
+def host_bandwidth(text: str) -> float:
+    """Parse a host memory bandwidth: GB/s (89.6), or a DDR4/DDR5 memory by channels (ddr5-5600x2, ddr5-4800x12).
+
+    Channels multiply: a server's sockets each bring theirs (two sockets of twelve: ddr5-4800x24).
+    """
+    low, high, allowed = FLOAT_LIMITS["host_bandwidth_gb_s"]
+    found = _DRAM.fullmatch(text.strip().lower())
+    if found is None:
+        return quantity(f"{allowed}, or a memory by channels such as ddr5-5600x2", low, high)(text)
+    channels = int(found.group(2) or 2)
+    value = dram_bandwidth_gb_s(float(found.group(1)), channels)
+    if not low <= value <= high or channels < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} gives {value:g} GB/s; expected {allowed}")
     return value

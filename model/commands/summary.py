@@ -46,6 +46,20 @@ def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | Non
     return f"not run: needs {format_gb(needed)} per card, {room}, so no time or cost{remedy}"
 
 
+def _offloaded(result: Estimate) -> str:
+    """Say where the part the cards cannot hold went: host memory, layers or experts (empty without offload)."""
+    split = result.inference.offload
+    host = format_gb(split.host_bytes)
+    if split.mode == "layers":
+        return f" (with offload: {split.layers_on_card} of {split.layers} layers on the card, {host} in host memory)"
+    if split.mode == "experts":
+        return (
+            f" (with offload: the routed experts of the first {split.cpu_moe_layers} of {split.layers} layers"
+            f" in host memory, {host})"
+        )
+    return ""
+
+
 def summary(result: Estimate, catalog: Catalog | None = None) -> str:
     """Return the estimate as text: inputs, then training and serving, then the warnings."""
     t, i = result.training, result.inference
@@ -82,7 +96,8 @@ def summary(result: Estimate, catalog: Catalog | None = None) -> str:
         lines.append(f"{flops}; {_not_run(result, goal, memory.total, catalog)}")
     lines += [
         "inference:",
-        f"  fits: {'yes' if i.fits else 'no'}; memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
+        f"  fits: {'yes' if i.fits else 'no'}{_offloaded(result)}; "
+        f"memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
         f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
         f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch:,} per replica, "
         f"{result.resolved.scenario.concurrency or i.dp * i.batch:,} in all"

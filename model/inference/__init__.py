@@ -13,7 +13,8 @@ Under continuous batching a replica also prefills arriving requests, so its outp
 output tokens over prefill plus decode time (Sarathi-Serve, Agrawal et al. 2024, sec. 2).
 
 Rooms: ``memory`` (what a card holds), ``context`` (what a replica reads and the rates it
-reaches), ``decode``, ``prefill``, ``load`` (continuous batching). Import these names from ``model.inference``.
+reaches), ``decode``, ``prefill``, ``load`` (continuous batching), ``offload`` (part of the model in
+the host's memory, llama.cpp's way). Import these names from ``model.inference``.
 """
 
 from model.inference.context import (
@@ -43,13 +44,25 @@ from model.inference.memory import (
     serving_capacity,
     serving_fits,
 )
+from model.inference.offload import (
+    SERVING_VERDICTS,
+    Offload,
+    host_budget,
+    largest_offloaded_batch,
+    offload_needs,
+    offload_roofline,
+    place_offload,
+    serving_verdict,
+)
 from model.inference.prefill import prefill_time
 
 __all__ = [
     "SERVING_MEMORY_FRACTION",
+    "SERVING_VERDICTS",
     "DecodeStep",
     "InferenceMemory",
     "LoadedServing",
+    "Offload",
     "ServingContext",
     "ServingLoad",
     "ServingRates",
@@ -58,16 +71,22 @@ __all__ = [
     "eager_iteration_share",
     "elementwise_bytes_per_token",
     "expected_experts_touched",
+    "host_budget",
     "ideal_decode_step",
     "inference_memory",
     "inference_weight_bytes",
     "kv_bytes_per_sequence",
+    "largest_offloaded_batch",
     "loaded_serving",
     "max_batch_that_fits",
+    "offload_needs",
+    "offload_roofline",
+    "place_offload",
     "prefill_time",
     "queue_wait",
     "serving_capacity",
     "serving_context",
     "serving_fits",
     "serving_rates",
+    "serving_verdict",
 ]

@@ -28,7 +28,8 @@ __all__ = ["DecodeStep", "decode_step", "ideal_decode_step"]
 class DecodeStep(NamedTuple):
     """One decode step of a replica at a given batch, in seconds over all its pipeline stages.
 
-    The parts add up: total = max(weights, compute) + kv + elementwise + layers + communication + drafting.
+    The parts add up: total = max(weights, compute) + kv + elementwise + layers + communication + drafting
+    + host.
     """
 
     weights: float
@@ -49,6 +50,9 @@ class DecodeStep(NamedTuple):
     """The whole step, all pipeline stages: what one step takes, whatever it emits."""
     tokens_per_step: float = 1.0
     """Tokens each sequence gains per step: 1, or more when drafts are verified (Leviathan et al. 2023)."""
+    host: float = 0.0
+    """With offload, the host CPU's part: the layers or experts kept in host memory, read at the host's
+    bandwidth after the cards' part (model.inference.offload; 0 without offload)."""
 
     @property
     def per_token(self) -> float:
@@ -57,8 +61,8 @@ class DecodeStep(NamedTuple):
 
     @property
     def memory_time(self) -> float:
-        """The roofline's memory side: weights and KV cache read."""
-        return self.weights + self.kv
+        """The roofline's memory side: weights and KV cache read (the host's part with them: it streams host memory)."""
+        return self.weights + self.kv + self.host
 
     @property
     def compute_time(self) -> float:
@@ -81,6 +85,7 @@ class DecodeStep(NamedTuple):
             ("per-layer floor", self.layers),
             ("communication", self.communication),
             ("drafting", self.drafting),
+            ("host memory", self.host),
         )
 
 

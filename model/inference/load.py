@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 
 from model.inference.context import ServingContext, ServingRates
 from model.inference.decode import DecodeStep, decode_step
+from model.inference.offload import Offload, offloaded_prefill, offloaded_step
 from model.inference.prefill import prefill_time
 from model.scenario import Resolved
 
@@ -91,9 +92,18 @@ def queue_wait(waiting: int, tokens_per_s: float, output_len: int) -> float:
 
 
 def loaded_serving(
-    r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, replicas: float, waiting: int = 0
+    r: Resolved,
+    ctx: ServingContext,
+    rates: ServingRates,
+    batch: int,
+    replicas: float,
+    waiting: int = 0,
+    offload: Offload | None = None,
 ) -> LoadedServing:
     """Return what loaded replicas deliver at ``batch`` concurrent users each.
+
+    With ``offload`` (part of the model in host memory, :mod:`model.inference.offload`) the steps and
+    prefills are the offloaded ones: the cards' share and the host's, in turn.
 
     ``replicas`` counts replicas' worth of users in flight: fewer than the replicas there are when
     a concurrency over all of them does not fill each one's share. ``waiting`` sequences more are
@@ -115,9 +125,15 @@ def loaded_serving(
     least its kernels' host launch time (:attr:`Efficiencies.eager_kernel_s`).
     """
     output = float(r.scenario.output_len)
-    step = decode_step(r, ctx, batch, rates)
     single = prefill_time(r, ctx, 1, rates)
     prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
+    if offload is not None and offload.mode != "none":
+        step = offloaded_step(r, ctx, rates, offload, batch)
+        one = offloaded_prefill(r, ctx, rates, offload, 1, single)
+        prefill_all = one if batch == 1 else offloaded_prefill(r, ctx, rates, offload, batch, prefill_all)
+        single = one
+    else:
+        step = decode_step(r, ctx, batch, rates)
     eager = 0.0
     if ctx.ep > 1 and batch > 1:
         per_rank = batch / ctx.ep

@@ -21,12 +21,16 @@ from model.efficiency import Efficiencies, efficiency_variants
 from model.inference import (
     InferenceMemory,
     LoadedServing,
+    Offload,
     ServingContext,
     ServingLoad,
     ideal_decode_step,
     inference_memory,
+    largest_offloaded_batch,
     loaded_serving,
     max_batch_that_fits,
+    offload_roofline,
+    place_offload,
     serving_context,
     serving_fits,
     serving_rates,
@@ -300,6 +304,8 @@ class ServingChoice(NamedTuple):
     range_served: tuple[LoadedServing, ...]
     """The chosen replica served under the range's optimistic and pessimistic efficiency sets
     (:func:`model.efficiency.efficiency_variants`), served with the choice and cached with it."""
+    offload: Offload | None = None
+    """With part of the model in host memory, the split (None: the cards hold it, or nothing runs)."""
 
 
 _SERVING_CHOICES: BoundedMemo[tuple[Resolved, Efficiencies], ServingChoice] = BoundedMemo(512)
@@ -356,6 +362,12 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     )
     if plan.key not in largest:
         largest[plan.key] = max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
+    if not plan.fits and r.host is not None:
+        offloaded = _offloaded_choice(r, key, eff, load, plan)
+        if isinstance(offloaded, ServingChoice):
+            return _SERVING_CHOICES.put((r, eff), offloaded)
+        if plan.ep == 1:  # the same replica: what a split would hold, fewer than the batch asked
+            largest[plan.key] = offloaded
 
     def batch_of(option: InferencePlan) -> int:
         return max(1, largest[option.key]) if s.batch == "max" else option.batch
@@ -378,6 +390,60 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     )
     choice = ServingChoice(plan, ranked, largest, expected, batch, memory, candidates, roofline, ends)
     return _SERVING_CHOICES.put((r, eff), choice)
+
+
+def _offloaded_choice(
+    r: Resolved, key: str, eff: Efficiencies, load: ServingLoad, plan: InferencePlan
+) -> ServingChoice | int:
+    """Serve the replica that did not fit with part of it in host memory, or return the most sequences a split holds.
+
+    The most is 0 when no split runs, and fewer than the scenario's batch when that one does not.
+
+    The replica is the one the cards came closest to holding, a tp x pp one (a runner that offloads
+    splits layers, not an attention-DP group of experts). Its batch is the scenario's, or for "max" the
+    most sequences a split holds (:func:`model.inference.largest_offloaded_batch`): more sequences
+    only add KV cache, so a batch runs iff it is at most that many.
+    """
+    s, gpu = r.scenario, r.gpu
+    if plan.ep > 1:
+        if s.attention_dp is not None and s.attention_dp > 1:
+            return 0  # attention DP was asked for: a layer split is another replica
+        plan = serving_layouts(
+            r.arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes,
+            batch=plan.batch, tp=s.tp, pp=s.pp, attention_dp=1, concurrency=s.concurrency,
+        )[0]  # fmt: skip
+    most = largest_offloaded_batch(r, load, tp=plan.tp, pp=plan.pp, capacity_bytes=gpu.capacity_bytes)
+    batch = max(1, most) if s.batch == "max" else plan.batch
+    waiting = 0
+    if s.concurrency is not None and batch > most >= 1:
+        # A concurrency queues on a split as on the cards alone: each replica runs the most it holds.
+        batch, waiting = most, max(0, s.concurrency - plan.dp * most)
+    if batch > most:
+        return most
+    placed = place_offload(r, load, tp=plan.tp, pp=plan.pp, batch=batch, capacity_bytes=gpu.capacity_bytes)
+    assert placed is not None  # batch <= most, and a split holds fewer sequences whenever it holds more
+    split, memory = placed
+    chosen = plan._replace(memory=memory, fits=True, batch=batch, waiting=waiting)
+    context = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key)
+    busy, waiting = chosen.busy, chosen.waiting
+    served = loaded_serving(r, context, serving_rates(r, context, eff), batch, busy, waiting, offload=split)
+    ends = tuple(
+        loaded_serving(r, context, serving_rates(r, context, end), batch, busy, waiting, offload=split)
+        for end in efficiency_variants(eff)[1:]
+    )
+    candidate = ServingCandidate(plan.tp, plan.pp, plan.dp, batch, served.tpot_s, served.tokens_per_s, memory.total)
+    return ServingChoice(
+        plan=chosen,
+        ranked=[(chosen, served.tpot_s, served.tokens_per_s)],
+        largest={plan.key: most},
+        expected={plan.key: (context, served)},
+        batch=batch,
+        memory=memory,
+        candidates=(candidate,),
+        roofline_tpot_s=offload_roofline(r, context, split, batch),
+        range_served=ends,
+        offload=split,
+    )
 
 
 def forget_serving_choices() -> None:

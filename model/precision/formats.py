@@ -62,9 +62,11 @@ __all__ = [
     "GGML_BITS",
     "GGUF_BASE_TYPES",
     "FormatFamily",
+    "LayerWeights",
     "WeightBreakdown",
     "WeightFormat",
     "gguf_tensor_types",
+    "layer_weights",
     "weight_breakdown",
 ]
 
@@ -398,6 +400,13 @@ def _bits(fmt: WeightFormat, t: _Tensor, a: Architecture) -> float:
     return fmt.bits
 
 
+def _sized(a: Architecture, precision: str) -> list[tuple[_Tensor, float]]:
+    """Return every tensor of ``a`` with its bytes in ``precision``: parameters x bits / 8 (the module docstring)."""
+    fmt = FORMATS[precision]
+    typed = _gguf_typed(a, precision) if fmt.family == "gguf" else [(t, "") for t in _tensors(a)]
+    return [(t, t.params * (GGML_BITS[ggml_type] if ggml_type else _bits(fmt, t, a)) / 8.0) for t, ggml_type in typed]
+
+
 # Asked for every estimate; few distinct (architecture, precision) pairs, and the architecture hashes once.
 @functools.lru_cache(maxsize=1024)
 def weight_breakdown(a: Architecture, precision: str) -> WeightBreakdown:
@@ -409,12 +418,65 @@ def weight_breakdown(a: Architecture, precision: str) -> WeightBreakdown:
     Raises:
         KeyError: ``precision`` is not a weight format.
     """
-    fmt = FORMATS[precision]
-    typed = _gguf_typed(a, precision) if fmt.family == "gguf" else [(t, "") for t in _tensors(a)]
     parts = dict.fromkeys(WeightBreakdown._fields[:-1], 0.0)
-    for t, ggml_type in typed:
-        size = t.params * (GGML_BITS[ggml_type] if ggml_type else _bits(fmt, t, a)) / 8.0
+    for t, size in _sized(a, precision):
         parts[t.part] += size
         if t.role == "token_embd" and a.tied_embeddings:
             parts["head"] = size
     return WeightBreakdown(tied=a.tied_embeddings, **parts)
+
+
+class LayerWeights(NamedTuple):
+    """A model's weights in one format layer by layer, as a runner that splits it by layer places them.
+
+    llama.cpp's ``-ngl`` keeps whole layers on a device and ``--n-cpu-moe`` a layer's routed experts
+    in host memory, so a split is counted in these units; a llama.cpp mix widens some layers (Q6_K
+    ffn_down in the first and last eighth), which the per-layer bytes keep.
+    """
+
+    dense: tuple[float, ...]
+    """Per layer, what every step reads: attention, the dense MLP or shared experts, router, norms."""
+    experts: tuple[float, ...]
+    """Per layer, its routed experts, all of them (0 in a dense layer)."""
+    dense_params: tuple[float, ...]
+    """Per layer, the parameters every token multiplies (less the routed experts)."""
+    expert_params: tuple[float, ...]
+    """Per layer, one routed expert's parameters times the experts a token is routed to (0: dense)."""
+    embedding: float
+    """The input embedding (and learned positions): looked up a row at a time, never multiplied."""
+    output: float
+    """The final norm and the LM head: the embedding's matrix again when they are tied, since llama.cpp
+    keeps a copy of it on the output's device (``TENSOR_DUPLICATED``)."""
+    head_params: float
+    """The LM head's parameters, multiplied by every token."""
+
+
+@functools.lru_cache(maxsize=256)
+def layer_weights(a: Architecture, precision: str) -> LayerWeights:
+    """Return ``a``'s weights in ``precision`` layer by layer (the same tensors :func:`weight_breakdown` sums).
+
+    Raises:
+        KeyError: ``precision`` is not a weight format.
+    """
+    dense, experts = [0.0] * a.layers, [0.0] * a.layers
+    dense_params, expert_params = [0.0] * a.layers, [0.0] * a.layers
+    embedding = output = head_params = 0.0
+    for t, size in _sized(a, precision):
+        if t.layer >= 0 and t.part == "routed_experts":
+            experts[t.layer] += size
+            expert_params[t.layer] += t.params * a.active_experts / max(a.experts, 1)
+        elif t.layer >= 0:
+            dense[t.layer] += size
+            dense_params[t.layer] += t.params
+        elif t.part == "embedding":
+            embedding += size
+            if t.role == "token_embd" and a.tied_embeddings:
+                output += size
+                head_params = t.params
+        else:
+            output += size
+            if t.part == "head":
+                head_params = t.params
+    return LayerWeights(
+        tuple(dense), tuple(experts), tuple(dense_params), tuple(expert_params), embedding, output, head_params
+    )

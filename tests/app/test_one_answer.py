@@ -206,7 +206,8 @@ def check_overview(at: Any, link: Link) -> None:
     cpu = tr("Server CPU")
     why = [rows for rows in chart_rows(at) if any(row.get("label") == cpu for row in rows)]
     assert len(why) == (1 if serving.runs else 0)
-    bars = {(row["label"], round(row["ms"], 6)) for rows in why for row in rows if row["label"] != cpu}
+    laptop = tr("M3 Pro laptop")  # the seeds' laptop, beside the cards when it holds the model
+    bars = {(row["label"], round(row["ms"], 6)) for rows in why for row in rows if row["label"] not in (cpu, laptop)}
     if serving.runs:
         # app_pages.overview.rows: the chart names the card without its vendor's word
         cards = f"{single['tp'] * single['pp'] * single['ep']:,} × {compact_gpu_name(CATALOG.gpus[scenario.gpu])}"

@@ -61,6 +61,9 @@ AWAY_FROM_DEFAULTS = {
     "present": "1",
     "kv": "fp8",
     "users": "64",
+    "host": "64",
+    "host_bw": "89.6",
+    "offload": "layers",
     "hf": "mistralai/Mistral-7B-v0.1",
 }
 

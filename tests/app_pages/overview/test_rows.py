@@ -71,3 +71,16 @@ def test_full_load_above_one_user_needs_no_explanation():
     one, full = serving_pair(Scenario(model="llama-3.1-8b", gpu="h100-sxm", cards=8), CATALOG)
     assert full.inference.decode_tokens_per_s > one.inference.decode_tokens_per_s_per_user
     assert full_load_shortfall(one.inference, full.inference) == ""
+
+
+def test_the_seeds_laptop_sits_beside_the_cards_only_when_it_holds_the_model():
+    # Issue 32: the seeds' M3 Pro laptop (36 GB, 150 GB/s) beside the scenario's cards and the server CPU.
+    small = cpu_versus_gpu(Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1), CATALOG)
+    assert small.laptop_expected_s is not None and small.laptop_ideal_s is not None
+    rows = token_time_rows(small, "1 × RTX 4090", "Server CPU", "M3 Pro laptop")
+    assert [row["label"] for row in rows] == ["1 × RTX 4090"] * 2 + ["M3 Pro laptop"] * 2 + ["Server CPU"] * 2
+    # Bytes over bandwidth: the laptop's 150 GB/s sits between a 4090's ~1 TB/s and the CPU's 64 GB/s.
+    assert small.gpu_expected_s < small.laptop_expected_s < small.cpu_expected_s
+    big = cpu_versus_gpu(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8), CATALOG)
+    assert big.laptop_expected_s is None  # 141 GB of weights in 36 GB: no number for what cannot run
+    assert "M3 Pro laptop" not in {row["label"] for row in token_time_rows(big, "8 × H100", "CPU", "M3 Pro laptop")}

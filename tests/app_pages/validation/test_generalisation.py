@@ -15,3 +15,8 @@ def test_the_page_shows_each_kind_and_class_in_sample_beside_each_source_left_ou
     assert rows["On a desk (local runners)"]["Runs"] == next(s.entries for s in held_out.kinds if s.group == "local")
     assert {"LoRA / QLoRA fine-tuning", "Serving at full load (queued)"} <= set(rows)
     assert "left out" in view.generalisation_note
+
+
+def test_a_class_that_is_also_a_kind_is_listed_once():
+    names = [row["Measurements"] for row in validation_view(Scenario(), "all", default_catalog()).generalisation]
+    assert len(names) == len(set(names))

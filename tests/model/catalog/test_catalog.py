@@ -78,6 +78,9 @@ def test_every_gpu_row_has_positive_sizes_and_a_source(gpu):
 def test_a_card_holds_what_its_driver_reports_within_the_printed_binary_size(gpu):
     # Vendors print GiB of HBM as "GB": a reported total sits between the printed figure read as
     # decimal GB and read as GiB (+1 % for the rounding of names such as "141 GB"), with its source.
+    if gpu.gpu_memory_share is not None:  # a unified memory: the share the OS lets the GPU use
+        assert gpu.capacity_bytes == pytest.approx(gpu.memory_bytes * gpu.gpu_memory_share)
+        return
     if gpu.reported_memory_bytes is None:
         assert gpu.capacity_bytes == gpu.memory_bytes
         return
@@ -124,6 +127,52 @@ def test_headline_specs_match_the_sourced_reference(gpu_id, memory_gb, bandwidth
 
 def test_cpu_server_streams_64_gb_per_second_as_in_the_seed():
     assert CATALOG.gpus["cpu-server"].memory_bandwidth_bytes_per_s == 64e9
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "memory_gb", "bandwidth_gb_s"),
+    [
+        # support.apple.com/117737 (M3 Pro 150GB/s, M3 Max 400GB/s); Apple newsroom 2024-10-30 (M4 Max
+        # 546GB/s); Apple newsroom 2023-06-05 (M2 Ultra 192GB, 800GB/s); techpowerup (M3 Ultra 512 GB,
+        # 819 GB/s); svethardware.cz (Ryzen AI Max+ 395: LPDDR5X-8000, 256-bit, 256 GB/s); NVIDIA via
+        # ai-infrastructure.net (DGX Spark 128 GB, 273 GB/s); 2 x 64 bit x 5,600 MT/s = 89.6 GB/s.
+        ("apple-m3-pro", 36, 150),
+        ("apple-m3-max", 128, 400),
+        ("apple-m4-max", 128, 546),
+        ("apple-m2-ultra", 192, 800),
+        ("apple-m3-ultra", 512, 819),
+        ("amd-ryzen-ai-max-395", 128, 256),
+        ("nvidia-dgx-spark", 128, 273),
+        ("desktop-cpu", 64, 89.6),
+    ],
+)
+def test_the_machines_on_a_desk_match_their_sources(gpu_id, memory_gb, bandwidth_gb_s):
+    gpu = CATALOG.gpus[gpu_id]
+    assert gpu.memory_bytes == memory_gb * 1e9
+    assert gpu.memory_bandwidth_bytes_per_s == pytest.approx(bandwidth_gb_s * 1e9)
+    assert gpu.shares_host_memory and not gpu.for_rent
+    assert gpu.memory_bytes in gpu.memory_options_bytes
+
+
+def test_macos_lets_the_gpu_use_about_three_quarters_of_a_large_unified_memory():
+    # gpustack/gpustack issue 1375: recommendedMaxWorkingSetSize is "75% of total RAM".
+    m3_max = CATALOG.gpus["apple-m3-max"]
+    assert m3_max.capacity_bytes == pytest.approx(96e9)
+    assert "iogpu.wired_limit_mb" in m3_max.gpu_memory_share_source
+
+
+def test_a_machine_on_a_desk_is_priced_as_owned_not_rented():
+    from model.pricing import owning_price, rental_price
+
+    spark = CATALOG.gpus["nvidia-dgx-spark"]
+    quote = rental_price(spark, 1e-4)
+    assert quote.source == "owned" and quote == owning_price(spark)
+    mine = parse_user_catalog(
+        "gpus:\n  - {id: my-box, name: My Box, memory_gb: 64, memory_bandwidth_gb_per_s: 200,"
+        " dense_tflops: {fp16: 20}, for_rent: false, source: my own datasheet}\n"
+    ).gpus["my-box"]
+    unpriced = rental_price(mine, 1e-4)  # bought, with no price: not rented at a guessed rate either
+    assert unpriced.usd_per_gpu_hour is None and "type one" in unpriced.note
 
 
 @pytest.mark.parametrize("link", [*CATALOG.interconnects.values(), *CATALOG.networks.values()], ids=lambda x: x.id)
