@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from model.catalog import Catalog, Gpu, Platform, Stack
-from model.catalog.stacks import MultiCard, Split
+from model.catalog.stacks import MultiCard, Split, with_families
 from model.efficiency import Efficiencies, RangeMoves, moved
 from model.limits import ScenarioError
 
@@ -118,12 +118,13 @@ def with_constants(
     stacks: Mapping[str, Mapping[str, float]],
     platforms: Mapping[str, Mapping[str, float]],
     builds: Mapping[tuple[str, str], Mapping[str, float]] | None = None,
+    families: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Catalog:
     """Return ``catalog`` with these constants in place of its own (the calibration's trials).
 
     ``stacks`` by stack id, ``platforms`` by platform id, ``builds`` by (stack, platform): a stack's
-    own build's constants on a platform. A stack that runs another's kernels (``constants_of``:
-    Ollama runs llama.cpp's) takes that one's.
+    own build's constants on a platform, ``families`` by family id. A stack that runs another's
+    kernels (``constants_of``: Ollama runs llama.cpp's) takes that one's.
     """
     table = {
         ident: stack.with_constants(stacks[ident]) if ident in stacks else stack
@@ -131,21 +132,24 @@ def with_constants(
     }
     for (ident, platform), constants in (builds or {}).items():
         table[ident] = table[ident].with_platform_constants(platform, constants)
-    for ident, stack in table.items():
-        if stack.constants_of:
-            owner = table[stack.constants_of]
-            table[ident] = dataclasses.replace(stack.with_constants(owner.constants), on_platforms=owner.on_platforms)
+    groups = {
+        ident: family.with_constants(families[ident]) if families and ident in families else family
+        for ident, family in catalog.families.items()
+    }
+    table = with_families(table, groups)
     kinds = {
         ident: platform.with_constants(platforms[ident]) if ident in platforms else platform
         for ident, platform in catalog.platforms.items()
     }
-    return dataclasses.replace(catalog, stacks=MappingProxyType(table), platforms=MappingProxyType(kinds))
+    return dataclasses.replace(
+        catalog, stacks=MappingProxyType(table), platforms=MappingProxyType(kinds), families=MappingProxyType(groups)
+    )
 
 
 @functools.lru_cache(maxsize=1024)
 def _applied(eff: Efficiencies, stack: Stack, platform: Platform, serving: bool) -> Efficiencies:
     changes: dict[str, float] = {}
-    constants = stack.constants
+    constants = stack.effective_constants
     if serving:
         if "quantized_read_share" in constants:
             changes["dequant_bandwidth"] = constants["quantized_read_share"]

@@ -103,7 +103,7 @@ def default_catalog() -> Catalog:
     claims = tuple(
         price_from_row(r) for r in rows_of(files["prices"], "seed_claims", "data/prices.yaml", required=False)
     )
-    stacks, platforms = read_stacks(_read(DATA_DIR / "stacks.yaml"))
+    stacks, platforms, families = read_stacks(_read(DATA_DIR / "stacks.yaml"))
     catalog = Catalog(
         gpus=MappingProxyType(gpus),
         models=MappingProxyType(models),
@@ -113,6 +113,7 @@ def default_catalog() -> Catalog:
         seed_claims=claims,
         stacks=stacks,
         platforms=platforms,
+        families=families,
     )
     _check_references(catalog, "data/gpus.yaml")
     return catalog

@@ -25,12 +25,14 @@ __all__ = [
     "STACK_CONSTANTS",
     "STACK_IDS",
     "TRAINING_KNOBS",
+    "Family",
     "MultiCard",
     "Platform",
     "Split",
     "Stack",
     "StackId",
     "read_stacks",
+    "with_families",
 ]
 
 StackId = Literal[
@@ -85,6 +87,25 @@ class Platform:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Family:
+    """Stacks alike in how they run a model (the desk runners; the data-centre servers), with the constants they share.
+
+    A member's constants fall back on its family's, fitted over every run of every member: the prior
+    of a stack measured little or not at all (MLC, measured by one source; MLX, by none).
+    """
+
+    id: str
+    name: str
+    source: str
+    constants: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    fitted: tuple[str, ...] = ()
+
+    def with_constants(self, constants: Mapping[str, float]) -> Family:
+        """Return this family with ``constants`` in place of its own (the calibration's trials)."""
+        return replace(self, constants=MappingProxyType(dict(constants)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Stack:
     """One software stack as a profile of the mechanisms it documents."""
 
@@ -114,6 +135,15 @@ class Stack:
     a platform's maturity is each stack's kernels for it (SGLang's ROCm build is not AMD's vLLM)."""
     platform_fitted: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """The constants of :attr:`on_platforms` the calibration fits over this stack's runs on that platform."""
+    family: str = ""
+    """The :class:`Family` it belongs to ("" for none)."""
+    family_constants: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    """Its family's constants, which its own override (filled from the family when the file is read)."""
+
+    @property
+    def effective_constants(self) -> Mapping[str, float]:
+        """Its constants as the engine applies them: its family's, overridden by its own."""
+        return {**self.family_constants, **self.constants} if self.family_constants else self.constants
 
     def with_constants(self, constants: Mapping[str, float]) -> Stack:
         """Return this stack with ``constants`` in place of its own (the calibration's trials)."""
@@ -214,21 +244,48 @@ def _stack(row: Row) -> Stack:
         training=_training(row),
         on_platforms=on_platforms,
         platform_fitted=platform_fitted,
+        family=row.text("family", required=False),
     )
 
 
-def read_stacks(document: Any) -> tuple[Mapping[str, Stack], Mapping[str, Platform]]:
-    """Read data/stacks.yaml's ``stacks`` and ``platforms``; every stack of :data:`STACK_IDS` must be there.
+def _family(row: Row) -> Family:
+    constants, fitted = _constants(row, STACK_CONSTANTS)
+    return Family(row.identifier(), row.display_name(), row.text("source"), constants, fitted)
+
+
+def with_families(stacks: Mapping[str, Stack], families: Mapping[str, Family]) -> dict[str, Stack]:
+    """Return ``stacks`` each with its family's constants filled in (and a stack running another's kernels, those)."""
+    table = {
+        ident: replace(stack, family_constants=families[stack.family].constants) if stack.family else stack
+        for ident, stack in stacks.items()
+    }
+    for ident, stack in table.items():
+        if stack.constants_of:
+            owner = table[stack.constants_of]
+            table[ident] = replace(
+                stack,
+                constants=owner.constants,
+                on_platforms=owner.on_platforms,
+                family_constants=owner.family_constants,
+            )
+    return table
+
+
+def read_stacks(document: Any) -> tuple[Mapping[str, Stack], Mapping[str, Platform], Mapping[str, Family]]:
+    """Read data/stacks.yaml's ``stacks``, ``platforms`` and ``families`` (each stack of :data:`STACK_IDS` is there).
 
     Raises:
         CatalogError: a row is invalid, a stack is missing or names an unknown one.
     """
+    families = unique_by_id([_family(row) for row in rows_of(document, "families", _FILE, required=False)], _FILE)
     platforms = unique_by_id([_platform(row) for row in rows_of(document, "platforms", _FILE)], _FILE)
     stacks = unique_by_id([_stack(row) for row in rows_of(document, "stacks", _FILE)], _FILE)
     missing = [ident for ident in STACK_IDS if ident not in stacks]
     if missing:
         raise CatalogError(f"{_FILE}: no row for the stack(s) {', '.join(missing)}")
     for ident, stack in stacks.items():
+        if stack.family and stack.family not in families:
+            raise CatalogError(f"{_FILE}, row {ident!r}, field 'family': unknown family {stack.family!r}")
         if not stack.constants_of:
             continue
         owner = stacks.get(stack.constants_of)
@@ -236,9 +293,9 @@ def read_stacks(document: Any) -> tuple[Mapping[str, Stack], Mapping[str, Platfo
             raise CatalogError(
                 f"{_FILE}, row {ident!r}, field 'constants_of': {stack.constants_of!r} is not a stack of its own"
             )
-        stacks[ident] = replace(stack, constants=owner.constants, on_platforms=owner.on_platforms)
+    stacks = with_families(stacks, families)
     names = [name for stack in stacks.values() for name in stack.measured_as]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         raise CatalogError(f"{_FILE}: the measured name(s) {', '.join(twice)} belong to more than one stack")
-    return MappingProxyType(stacks), MappingProxyType(platforms)
+    return MappingProxyType(stacks), MappingProxyType(platforms), MappingProxyType(families)

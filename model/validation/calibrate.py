@@ -30,10 +30,10 @@ import itertools
 import json
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from model.catalog import default_catalog
+from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED
 from model.validation.groups import GroupFits, GroupPredictor, fit_groups
 from model.validation.out_of_sample import OUT_OF_SAMPLE_FILE, GeneralisationScore, HeldOutRow, OutOfSample
@@ -182,7 +182,9 @@ def calibrate(grid: dict[str, tuple[float, ...]] = GRID, scores: GridScores | No
     return sorted(trials, key=lambda trial: trial.rank)
 
 
-def leave_one_source_out(scores: GridScores, predictor: GroupPredictor | None = None) -> OutOfSample:
+def leave_one_source_out(
+    scores: GridScores, predictor: GroupPredictor | None = None, shipped: int | None = None
+) -> OutOfSample:
     """Predict each source's measurements with the setting fitted without them; score in and out of sample.
 
     The in-sample fit is the setting the calibration chooses on every measurement, then (with a
@@ -192,7 +194,8 @@ def leave_one_source_out(scores: GridScores, predictor: GroupPredictor | None = 
     sources' measurements alone, and they predict the held-out ones: a held-out run of a stack is
     predicted with that stack's constants fitted on its other sources' runs (its prior, typical's,
     when it has none). A group's figure is the median |predicted / measured - 1| of its
-    measurements, in sample and held out.
+    measurements, in sample and held out. With ``shipped`` (the index of the global setting the
+    engine ships), the stacks' and platforms' fits at that setting too: what data/stacks.yaml ships.
     """
     rows = scores.rows
     started = time.perf_counter()
@@ -206,6 +209,7 @@ def leave_one_source_out(scores: GridScores, predictor: GroupPredictor | None = 
         return predictor(row.id, setting, stack, platform) if grouped else row.predicted[setting]
 
     in_sample = fit_groups(predictor, chosen, measured) if predictor is not None else None
+    engine = fit_groups(predictor, shipped, measured) if predictor is not None and shipped is not None else None
     held_out: dict[str, float] = {}
     for source in sorted({row.source for row in rows}):
         refit = _best(scores, [row for row in rows if row.source != source])
@@ -255,6 +259,7 @@ def leave_one_source_out(scores: GridScores, predictor: GroupPredictor | None = 
         in_sample_setting=scores.settings[chosen],
         seconds=scores.seconds,
         in_sample_groups=in_sample.as_dict() if in_sample is not None else {},
+        shipped_groups=engine.as_dict() if engine is not None else {},
         group_seconds=time.perf_counter() - started if predictor is not None else 0.0,
     )
 
@@ -278,6 +283,19 @@ def format_out_of_sample(fit: OutOfSample) -> str:
     return "\n".join(lines)
 
 
+def _shipped_constants(catalog: Catalog, key: str) -> Mapping[str, float]:
+    """Return what data/stacks.yaml ships for the group named ``key`` ('stack:sglang@rocm', 'family:desk', ...)."""
+    kind, name = key.split(":", 1)
+    ident, _, platform = name.partition("@")
+    if kind == "platform":
+        return catalog.platforms[ident].constants
+    if kind == "family":
+        return catalog.families[ident].constants
+    if platform:
+        return catalog.stacks[ident].on_platforms.get(platform, {})
+    return catalog.stacks[ident].constants
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the grid's ten best settings with each kind's median error, then the leave-one-source-out table."""
     parser = argparse.ArgumentParser(prog="python -m model.validation.calibrate", description=main.__doc__)
@@ -295,28 +313,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"(grid of {len(trials)} settings; medians of |predicted / measured - 1|)")
     print(f"spread of overall medians: {statistics.pstdev(trial.overall for trial in trials):.1%}")
     started = time.perf_counter()
-    fit = leave_one_source_out(scores, GroupPredictor(load_references(), scores.settings))
+    shipped = {name: getattr(EXPECTED, name) for name in GRID}
+    engine = next((index for index, setting in enumerate(scores.settings) if setting == shipped), None)
+    fit = leave_one_source_out(scores, GroupPredictor(load_references(), scores.settings), engine)
     refit_s = time.perf_counter() - started
     print()
     print("leave one source out: each source's measurements predicted by the factors fitted without them")
     print(format_out_of_sample(fit))
-    shipped = {name: getattr(EXPECTED, name) for name in GRID}
     if shipped != dict(fit.in_sample_setting):
         print(f"(the engine ships {shipped}: model/efficiency.py, set by hand from an earlier fit)")
     print()
-    print("stacks and platforms, fitted in sample over all of each one's measurements (data/stacks.yaml):")
+    print("stacks, families and platforms, each fitted over all of its measurements (data/stacks.yaml ships the fit")
+    print("at the engine's setting):")
     catalog = default_catalog()
-    for key, constants in fit.in_sample_groups.items():
-        kind, name = key.split(":", 1)
-        ident, _, platform = name.partition("@")
-        if kind == "platform":
-            ships = dict(catalog.platforms[ident].constants)
-        elif platform:
-            ships = dict(catalog.stacks[ident].on_platforms.get(platform, {}))
-        else:
-            ships = dict(catalog.stacks[ident].constants)
-        note = "" if ships == dict(constants) else f"  (data/stacks.yaml ships {ships})"
-        print(f"  {key:22} {dict(constants) or 'the prior (typical)'}{note}")
+    for key in sorted({*fit.in_sample_groups, *fit.shipped_groups}):
+        ships = dict(_shipped_constants(catalog, key))
+        at_engine = dict(fit.shipped_groups.get(key, {}))
+        note = "" if ships == at_engine else f"  (data/stacks.yaml ships {ships})"
+        print(f"  {key:22} in sample {dict(fit.in_sample_groups.get(key, {})) or 'the prior'}; at the engine's setting "
+              f"{at_engine or 'the prior'}{note}")
     print(
         f"scoring the grid took {scores.seconds:.0f} s; the {len(fit.rows)} held-out refits, stacks and "
         f"platforms included, {refit_s:.0f} s"

@@ -6,9 +6,11 @@ fixed at a setting of the grid, three kinds of group are fitted in turn (data/st
 
 1. a platform's constants (its kernels' least time and share of the peaks, relative to CUDA's), on
    its runs by stacks that bring no build of their own for it;
-2. a stack's own build on a platform (SGLang's ROCm kernels), on that stack's runs there, its
-   other constants at their priors;
-3. a stack's constants (llama.cpp's quantised read share, kernel floor, row-split synchronisation),
+2. a family's constants (the desk runners', the data-centre servers'), on every run of every member,
+   the members' own constants and builds at their priors: the prior of each member;
+3. a stack's own build on a platform (SGLang's ROCm kernels), on that stack's runs there, its
+   other constants at its family's;
+4. a stack's constants (llama.cpp's quantised read share, kernel floor, row-split synchronisation),
    on every run of it (and of the stacks that run its kernels: Ollama runs llama.cpp's), each run's
    platform at the fits above.
 
@@ -68,9 +70,9 @@ class Group(NamedTuple):
     """A platform, a stack, or a stack's build on a platform, whose constants are fitted, and its runs."""
 
     kind: str
-    """"platform", "build" (a stack on one platform) or "stack"."""
+    """"platform", "family", "build" (a stack on one platform) or "stack"."""
     id: str
-    """The platform's id, or the stack's."""
+    """The platform's, family's or stack's id."""
     platform: str
     """The platform of a build ("" otherwise)."""
     fitted: tuple[str, ...]
@@ -79,7 +81,7 @@ class Group(NamedTuple):
     @property
     def key(self) -> str:
         """The name its fit is reported under (:func:`group_key`)."""
-        return group_key("platform" if self.kind == "platform" else "stack", self.id, self.platform)
+        return group_key("stack" if self.kind == "build" else self.kind, self.id, self.platform)
 
     def settings(self) -> list[Constants]:
         """Every combination of its constants' grid values, the prior (all left out) first."""
@@ -126,13 +128,17 @@ class GroupPredictor:
         self._catalogs: dict[tuple[str, Constants, str, Constants], Catalog] = {}
         self._memo: dict[tuple[str, int, Constants, Constants], float] = {}
 
+    def family_of(self, ident: str) -> str:
+        """The family of run ``ident``'s stack ("" for none)."""
+        return str(self.catalog.stacks[self.owner_of[ident]].family)
+
     def has_build(self, ident: str) -> bool:
         """Whether run ``ident``'s stack brings its own build's constants for the run's platform."""
         stack, platform = self.catalog.stacks[self.owner_of[ident]], self.platform_of[ident]
         return platform in stack.on_platforms or platform in stack.platform_fitted
 
     def groups(self) -> list[Group]:
-        """Return the groups with constants to fit, in fitting order (platforms, builds, stacks), with their runs."""
+        """Return the groups with constants to fit, in fitting order (platforms, families, builds, stacks)."""
         runs = self.owner_of.items()
         groups = [
             Group(
@@ -142,6 +148,13 @@ class GroupPredictor:
             for platform in self.catalog.platforms.values()
             if platform.fitted
         ]  # fmt: skip
+        groups += [
+            Group(
+                "family", family.id, "", family.fitted, frozenset(i for i, _ in runs if self.family_of(i) == family.id)
+            )
+            for family in self.catalog.families.values()
+            if family.fitted
+        ]
         for stack in self.catalog.stacks.values():
             for platform, fitted in stack.platform_fitted.items():
                 members = frozenset(i for i, o in runs if o == stack.id and self.platform_of[i] == platform)
@@ -154,24 +167,29 @@ class GroupPredictor:
         return groups
 
     def shipped(self, ident: str) -> tuple[Constants, Constants]:
-        """Return the catalog's stack and (effective) platform constants for run ``ident``."""
+        """Return the catalog's stack (its family's and its own) and platform constants for run ``ident``."""
         stack, platform = self.catalog.stacks[self.owner_of[ident]], self.platform_of[ident]
         build = stack.on_platforms.get(platform)
         kind = self.catalog.platforms.get(platform)
-        return _pairs(stack.constants), _pairs(build if build is not None else kind.constants if kind else {})
+        return _pairs(stack.effective_constants), _pairs(build if build is not None else kind.constants if kind else {})
 
     def constants(self, ident: str, fits: GroupFits) -> tuple[Constants, Constants, bool]:
         """Return the stack and platform constants run ``ident`` takes under ``fits`` (the catalog's where none).
 
-        The flag says whether any fit applies to it.
+        The stack's are its family's (fitted or shipped) overridden by its own (fitted or shipped). The
+        flag says whether any fit applies to it.
         """
         owner, platform = self.owner_of[ident], self.platform_of[ident]
-        stack_key = group_key("stack", owner)
+        stack = self.catalog.stacks[owner]
+        stack_key, family = group_key("stack", owner), self.family_of(ident)
+        family_key = group_key("family", family) if family else ""
         platform_key = group_key("stack", owner, platform) if self.has_build(ident) else group_key("platform", platform)
-        shipped_stack, shipped_platform = self.shipped(ident)
-        stack = fits.constants.get(stack_key, shipped_stack)
+        _, shipped_platform = self.shipped(ident)
+        shared = dict(fits.constants.get(family_key, _pairs(stack.family_constants)))
+        own = dict(fits.constants.get(stack_key, _pairs(stack.constants)))
         kind = fits.constants.get(platform_key, shipped_platform)
-        return stack, kind, stack_key in fits.constants or platform_key in fits.constants
+        grouped = any(key in fits.constants for key in (stack_key, family_key, platform_key) if key)
+        return _pairs({**shared, **own}), kind, grouped
 
     def __call__(self, ident: str, setting: int, stack: Constants, platform: Constants) -> float:
         """Return run ``ident``'s prediction under global setting ``setting`` with these constants."""
@@ -190,11 +208,14 @@ class GroupPredictor:
         where = (owner, stack, platform_id, platform)
         catalog = self._catalogs.get(where)
         if catalog is None:
+            # ``stack`` is the run's whole stack constants (its family's and its own): the families are emptied.
+            families: dict[str, dict[str, float]] = {key: {} for key in self.catalog.families}
             if self.has_build(ident):
-                catalog = with_constants(self.catalog, {owner: dict(stack)}, {}, {(owner, platform_id): dict(platform)})
+                builds = {(owner, platform_id): dict(platform)}
+                catalog = with_constants(self.catalog, {owner: dict(stack)}, {}, builds, families)
             else:
                 kinds = {platform_id: dict(platform)} if platform_id in self.catalog.platforms else {}
-                catalog = with_constants(self.catalog, {owner: dict(stack)}, kinds)
+                catalog = with_constants(self.catalog, {owner: dict(stack)}, kinds, None, families)
             self._catalogs[where] = catalog
         return predict(self.references[ident], catalog, eff).value
 
@@ -243,19 +264,31 @@ def fit_groups(
     predict nothing held out).
     """
     fits: dict[str, Constants] = {}
-    wanted = [g for g in predictor.groups() if g.kind == "platform" or stacks is None or g.id in stacks]
+    wanted = [g for g in predictor.groups() if g.kind in ("platform", "family") or stacks is None or g.id in stacks]
     for group in wanted:
         rows = sorted(i for i in group.members if i in measured and i not in excluded)
-        if group.kind == "stack":
-
-            def trial(ident: str, constants: Constants) -> float:
-                _, platform, _ = predictor.constants(ident, GroupFits(fits))
-                return predictor(ident, setting, constants, platform)
-
-        else:
-
-            def trial(ident: str, constants: Constants) -> float:
-                return predictor(ident, setting, (), constants)
-
-        fits[group.key] = _choose(group, rows, trial, measured)
+        fits[group.key] = _choose(group, rows, _trial(predictor, setting, group, fits), measured)
     return GroupFits(fits)
+
+
+def _trial(
+    predictor: GroupPredictor, setting: int, group: Group, fits: Mapping[str, Constants]
+) -> Callable[[str, Constants], float]:
+    """Return how a run is predicted with a trial of ``group``'s constants, the fits so far around it."""
+
+    def family(ident: str) -> dict[str, float]:
+        name = predictor.family_of(ident)
+        return dict(fits.get(group_key("family", name), ())) if name else {}
+
+    if group.kind == "platform":
+        return lambda ident, constants: predictor(ident, setting, (), constants)
+    if group.kind == "family":  # the members' own constants and builds at their priors
+        return lambda ident, constants: predictor(ident, setting, constants, ())
+    if group.kind == "build":
+        return lambda ident, constants: predictor(ident, setting, _pairs(family(ident)), constants)
+
+    def stack(ident: str, constants: Constants) -> float:
+        _, platform, _ = predictor.constants(ident, GroupFits(fits))
+        return predictor(ident, setting, _pairs({**family(ident), **dict(constants)}), platform)
+
+    return stack

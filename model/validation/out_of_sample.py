@@ -78,6 +78,8 @@ class OutOfSample:
     in_sample_groups: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """Each stack's and platform's constants fitted over all of its measurements ('stack:llamacpp': {...};
     an empty mapping: its prior, typical's). data/stacks.yaml ships them."""
+    shipped_groups: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """The same fits at the global setting the engine ships (model/efficiency.py), which data/stacks.yaml ships."""
     group_seconds: float = 0.0
     """How long the stacks' and platforms' fits and the held-out refits took."""
 
@@ -102,6 +104,7 @@ class OutOfSample:
             "seconds": round(self.seconds, 1),
             "in_sample_setting": dict(self.in_sample_setting),
             "in_sample_groups": {key: dict(values) for key, values in self.in_sample_groups.items()},
+            "shipped_groups": {key: dict(values) for key, values in self.shipped_groups.items()},
             "group_seconds": round(self.group_seconds, 1),
             "overall": _score_dict(self.overall),
             "kinds": scores(self.kinds),
@@ -172,6 +175,10 @@ def from_dict(data: Mapping[str, Any]) -> OutOfSample:
             in_sample_groups={
                 str(key): {str(name): float(value) for name, value in values.items()}
                 for key, values in data.get("in_sample_groups", {}).items()
+            },
+            shipped_groups={
+                str(key): {str(name): float(value) for name, value in values.items()}
+                for key, values in data.get("shipped_groups", {}).items()
             },
             group_seconds=float(data.get("group_seconds", 0.0)),
         )

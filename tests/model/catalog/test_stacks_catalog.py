@@ -21,9 +21,10 @@ def _with(stack: str, **fields: object) -> dict[str, object]:
 
 
 def test_the_shipped_file_has_every_stack_and_each_measured_name_once() -> None:
-    stacks, platforms = read_stacks(DOCUMENT)
+    stacks, platforms, families = read_stacks(DOCUMENT)
     assert tuple(stacks) == STACK_IDS
     assert {"cuda", "rocm"} <= set(platforms)
+    assert {stack.family for stack in stacks.values() if stack.family} == set(families) == {"desk"}
     names = [name for stack in stacks.values() for name in stack.measured_as]
     assert len(names) == len(set(names))
 
@@ -54,7 +55,18 @@ def test_a_missing_stack_row_is_refused() -> None:
 
 
 def test_a_stack_running_another_ones_kernels_takes_its_constants() -> None:
-    stacks, _ = read_stacks(_with("llamacpp", constants={"kernel_floor_s": 7.0e-6}))
+    stacks, _, _ = read_stacks(_with("llamacpp", constants={"kernel_floor_s": 7.0e-6}))
     assert dict(stacks["ollama"].constants) == {"kernel_floor_s": 7.0e-6}
     with pytest.raises(CatalogError, match="constants_of"):
         read_stacks(_with("ollama", constants_of="nothing"))
+
+
+def test_a_stack_falls_back_on_its_familys_constants_and_an_unknown_family_is_refused() -> None:
+    document = _with("mlx")
+    next(row for row in document["families"] if row["id"] == "desk")["constants"] = {"kernel_floor_s": 3.0e-6}
+    stacks, _, _ = read_stacks(document)
+    assert dict(stacks["mlx"].effective_constants) == {"kernel_floor_s": 3.0e-6}
+    own = {**stacks["llamacpp"].effective_constants}
+    assert own["kernel_floor_s"] == stacks["llamacpp"].constants.get("kernel_floor_s", 3.0e-6)
+    with pytest.raises(CatalogError, match="field 'family': unknown family 'garage'"):
+        read_stacks(_with("mlx", family="garage"))
