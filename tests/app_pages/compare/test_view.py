@@ -1,29 +1,14 @@
 """The Compare page's view model: frozen, built once per scenario, a table ready for each filter."""
 
 import dataclasses
-import importlib
 
 import pytest
 
 from app_pages.compare.rows import FILTERS
 from app_pages.compare.view import compare_view
 from model import Scenario, default_catalog
+from tests.app_pages.estimates import estimates
 from ui.view import forget_views, view_or_stop
-
-estimate_module = importlib.import_module("model.estimate")  # the module: ``model.estimate`` names the function
-
-
-def estimates(monkeypatch) -> list[object]:
-    """Record each estimate() from now on, where it resolves its scenario (as benchmarks.engine_calls counts)."""
-    calls: list[object] = []
-    resolve = estimate_module.resolve
-
-    def counted(scenario, *args, **kwargs):
-        calls.append(scenario)
-        return resolve(scenario, *args, **kwargs)
-
-    monkeypatch.setattr(estimate_module, "resolve", counted)
-    return calls
 
 
 def test_a_rerun_with_the_same_inputs_returns_the_same_frozen_view_without_an_estimate(monkeypatch):

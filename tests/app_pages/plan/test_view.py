@@ -1,30 +1,16 @@
 """The Plan page's view models: frozen, the search built once per scenario and targets, refused targets said."""
 
 import dataclasses
-import importlib
 
 import pytest
 
 from app_pages.plan.view import plan_scenario_view, plan_view
 from model import Scenario, default_catalog
+from tests.app_pages.estimates import estimates
 from ui.view import forget_views, view_or_stop
 
-estimate_module = importlib.import_module("model.estimate")  # the module: ``model.estimate`` names the function
 SERVE = ("serve", (20_000.0, 40.0, 0.0), ("bf16",), None, None, False)
 """Serve 20,000 tokens/s at 40 ms per token, in bf16, at each GPU's own price."""
-
-
-def estimates(monkeypatch) -> list[object]:
-    """Record each estimate() from now on, where it resolves its scenario (as benchmarks.engine_calls counts)."""
-    calls: list[object] = []
-    resolve = estimate_module.resolve
-
-    def counted(scenario, *args, **kwargs):
-        calls.append(scenario)
-        return resolve(scenario, *args, **kwargs)
-
-    monkeypatch.setattr(estimate_module, "resolve", counted)
-    return calls
 
 
 def test_a_rerun_with_the_same_inputs_returns_the_same_frozen_views_without_an_estimate(monkeypatch):
