@@ -330,8 +330,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         ships = dict(_shipped_constants(catalog, key))
         at_engine = dict(fit.shipped_groups.get(key, {}))
         note = "" if ships == at_engine else f"  (data/stacks.yaml ships {ships})"
-        print(f"  {key:22} in sample {dict(fit.in_sample_groups.get(key, {})) or 'the prior'}; at the engine's setting "
-              f"{at_engine or 'the prior'}{note}")
+        print(
+            f"  {key:22} in sample {dict(fit.in_sample_groups.get(key, {})) or 'the prior'}; at the engine's setting "
+            f"{at_engine or 'the prior'}{note}"
+        )
     print(
         f"scoring the grid took {scores.seconds:.0f} s; the {len(fit.rows)} held-out refits, stacks and "
         f"platforms included, {refit_s:.0f} s"
