@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from model.catalog import CatalogError, default_catalog, load_user_catalog
+from model.catalog import STACK_IDS, CatalogError, default_catalog, load_user_catalog
 from model.catalog.hf_hub import HfError, HfModel, fetch_hf_model
 from model.commands.flags import batch, finite, fraction, host_bandwidth, scenario_number, scenario_whole
 from model.commands.listing import LISTS, catalog_table
@@ -65,6 +65,11 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     hw.add_argument("--network", metavar="ID", help="scale-out network between nodes")
     hw.add_argument("--precision", choices=PRECISIONS, metavar="|".join(PRECISIONS))
     hw.add_argument("--kv-precision", choices=KV_PRECISIONS, metavar="|".join(KV_PRECISIONS))
+    hw.add_argument(
+        "--stack", choices=STACK_IDS, metavar="|".join(STACK_IDS),
+        help="the software that serves or trains (python -m model list stacks): its kernels, how it splits a "
+        "model over cards and the training layout it sets; default typical, the engine as calibrated",
+    )  # fmt: skip
     hw.add_argument("--catalog", metavar="FILE", help="a YAML file of extra gpus: and models: rows")
     hw.add_argument(
         "--price-per-gpu-hour",

@@ -79,7 +79,9 @@ class Efficiencies:
     but MoE serving, which 0.9 fits better since the 184-run rerun)."""
     dequant_bandwidth: float
     """Bandwidth share of weight-only int8/int4/fp4 kernels relative to 16-bit ones (dequantising
-    costs instructions: gpt-fast int8 reaches 155.6 vs 104.9 tok/s for a 2x smaller read)."""
+    costs instructions: gpt-fast int8 reaches 155.6 vs 104.9 tok/s for a 2x smaller read). A stack's
+    own mat-vec kernels set their own (data/stacks.yaml's quantized_read_share: llama.cpp's mmvq,
+    ExLlamaV2's and MLC's kernels read their bytes at a higher share)."""
     expert_read_half_bytes: float
     """Bytes of one expert's matrices on one card at which a grouped expert kernel streams them at
     half the weight bandwidth: it works expert by expert, so a small slice (DeepSeek-V3's 2,048-wide
@@ -142,6 +144,10 @@ class Efficiencies:
     optimizer_bytes_per_param: float
     """HBM traffic of one AdamW update per parameter: read fp32 weight, m, v and the gradient,
     write weight, m, v and the 16-bit copy (4+4+4+2+4+4+4+2 = 28 bytes)."""
+    split_sync_s: float = 0.0
+    """Serving with a row split that has no collective library (llama.cpp's ``--split-mode row``): the
+    synchronising copy that gathers one split product's partial results on the main card. 0 for every
+    stack that all-reduces instead; a stack's constant (data/stacks.yaml, :mod:`model.stacks`)."""
     compute_scale: float = 1.0
     """How this set moves a measured matrix-product ceiling (1 for the expected set)."""
     memory_scale: float = 1.0
@@ -226,6 +232,7 @@ def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
         network_bandwidth=_capped(base.network_bandwidth * links),
         kernel_floor_s=base.kernel_floor_s * overhead,
         eager_kernel_s=base.eager_kernel_s * overhead,
+        split_sync_s=base.split_sync_s * overhead,
         moe_layer_host_s=base.moe_layer_host_s * overhead,
         tp_overlap=min(0.95, base.tp_overlap * overlap),
         dp_overlap=min(0.98, base.dp_overlap * overlap),
@@ -288,5 +295,7 @@ def achievable_bandwidth(gpu: Gpu, eff: Efficiencies, weight_precision: str | No
     share = measured_share(measured / peak if measured else None, eff.memory_bandwidth, eff.memory_scale)
     bandwidth = peak * share
     if weight_precision in QUANTIZED_WEIGHT_PRECISIONS:
-        bandwidth *= eff.dequant_bandwidth
+        # A stack's own quantised kernels may stream better than its 16-bit ones (data/stacks.yaml),
+        # but never past the cap on any share of a peak.
+        bandwidth = min(bandwidth * eff.dequant_bandwidth, peak * SHARE_CAP)
     return bandwidth

@@ -7,6 +7,7 @@ The result types (:class:`Estimate`, :class:`TrainingEstimate`, :class:`Inferenc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from model.catalog import Catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
@@ -25,10 +26,18 @@ from model.memory import TrainingRegime, training_regime
 from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, resolve, trains_adapters
+from model.stacks import serving_efficiencies, training_efficiencies, training_knobs
 from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_duration, format_gb
 
-__all__ = ["PARAMS_TOLERANCE", "estimate", "training_precision", "training_refused", "training_regime_of"]
+__all__ = [
+    "PARAMS_TOLERANCE",
+    "estimate",
+    "training_precision",
+    "training_refused",
+    "training_regime_of",
+    "training_resolved",
+]
 
 PARAMS_TOLERANCE = 0.02
 """A parameter count and a shape that disagree by more than this are reported (the catalog's own
@@ -78,9 +87,27 @@ def _ranges(**figures: Sequence[float | None]) -> dict[str, Range]:
     return ranges
 
 
+def training_resolved(r: Resolved) -> Resolved:
+    """Return ``r`` with the training knobs its stack sets where the user left them free.
+
+    :func:`model.stacks.training_knobs` says which: torchtune shards with FSDP and checkpoints every
+    layer, PEFT's Trainer has no tensor or pipeline parallelism, ...; typical and Megatron-LM set
+    none, leaving the layout search free.
+    """
+    s = r.scenario
+    knobs = {name: value for name, value in training_knobs(r.stack, s.cards).items() if getattr(s, name) is None}
+    if s.recompute_layers is not None:  # layers recomputed in full: the user chose the mode
+        knobs.pop("recompute", None)
+    if not knobs:
+        return r
+    filled = replace(s, **knobs)  # type: ignore[arg-type]  # tp, pp, zero, recompute as data/stacks.yaml checks them
+    return r._replace(scenario=filled, recompute="full" if filled.recompute_layers is not None else filled.recompute)
+
+
 def _training(
     r: Resolved, variants: Sequence[Efficiencies], notes: list[Note]
 ) -> tuple[TrainingEstimate, dict[str, Range]]:
+    r = training_resolved(r)
     s, gpu = r.scenario, r.gpu
     precision = training_precision(r)
     refused = training_refused(r)
@@ -303,7 +330,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
     Args:
         scenario: what to estimate.
         catalog: the catalog to resolve ids in (the built-in one by default).
-        efficiencies: the expected efficiency set; the range's ends are moved from it. Only a
+        efficiencies: the expected efficiency set, before the scenario's stack and platform apply
+            their constants (:mod:`model.stacks`); the range's ends are moved from the result. Only a
             calibration passes another one.
 
     Raises:
@@ -311,7 +339,6 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
             result, reported in ``fits`` and ``warnings``.
     """
     r = resolve(scenario, catalog)
-    variants = efficiency_variants(efficiencies)
     notes: list[Note] = []
     counted = r.arch.stats.total_params
     if scenario.params and abs(counted / scenario.params - 1.0) > PARAMS_TOLERANCE:
@@ -322,7 +349,9 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
         notes.append(Note("gpus_per_node_capped", capped))
     if r.price_per_gpu_hour is None:
         notes.append(Note("no_price", {"gpu": r.gpu.name}))
-    training, training_ranges = _training(r, variants, notes)
-    inference, inference_ranges = _inference(r, variants, notes)
+    trained = efficiency_variants(training_efficiencies(r.stack, r.platform, efficiencies))
+    served = efficiency_variants(serving_efficiencies(r.stack, r.platform, efficiencies))
+    training, training_ranges = _training(r, trained, notes)
+    inference, inference_ranges = _inference(r, served, notes)
     ranges = {**training_ranges, **inference_ranges}
     return Estimate(r, training, inference, ranges, tuple(notes))

@@ -15,10 +15,24 @@ from typing import Any, Final, Literal, NamedTuple, get_args
 
 from model.architecture import Architecture, MlpKind
 from model.caches import BoundedMemo
-from model.catalog import Catalog, Gpu, Link, ModelPreset, Shape, default_catalog, default_vocab, derive_architecture
+from model.catalog import (
+    STACK_IDS,
+    Catalog,
+    Gpu,
+    Link,
+    ModelPreset,
+    Platform,
+    Shape,
+    Stack,
+    StackId,
+    default_catalog,
+    default_vocab,
+    derive_architecture,
+)
 from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 from model.pricing import PriceQuote, market_rent_ratio, rental_price
+from model.stacks import check_stack, platform_of, stack_of
 
 __all__ = [
     "ADAPTER_NAMES",
@@ -113,6 +127,9 @@ class Scenario:
     network: str | None = None
     precision: Precision = "bf16"
     kv_precision: KvPrecision | None = None
+    stack: StackId = "typical"
+    """The software that serves or trains (data/stacks.yaml: vllm, llamacpp, megatron, ...); "typical"
+    is what a user gets who does not say: the engine as calibrated over every measurement."""
     # training
     tokens: float | None = None
     seq_len: int | None = None
@@ -225,6 +242,10 @@ class Resolved(NamedTuple):
     price_per_gpu_hour: float | None
     price: PriceQuote
     """Where the price comes from: given, the catalog's rental rate, or estimated from the purchase price."""
+    stack: Stack
+    """The scenario's software stack, its mechanisms and constants (:mod:`model.stacks`)."""
+    platform: Platform
+    """The vendor software the GPU runs (CUDA, ROCm, ...), with its constants."""
     host: HostMemory | None = None
     """The host memory serving may offload to: None without one, for a chip that computes from the
     host's own memory (``Gpu.shares_host_memory``), or when the scenario turns offload off."""
@@ -234,6 +255,7 @@ def _validate(s: Scenario) -> None:
     """Check every field's type and range (ids are checked against the catalog later)."""
     check_ranges(s)
     check_choice("precision", s.precision, PRECISIONS)
+    check_choice("stack", s.stack, STACK_IDS)
     if s.kv_precision is not None:
         check_choice("kv_precision", s.kv_precision, KV_PRECISIONS)
     if s.zero is not None and (isinstance(s.zero, bool) or s.zero not in (0, 1, 2, 3)):
@@ -409,6 +431,8 @@ def _look_up(s: Scenario, cat: Catalog) -> Resolved:
     gpu = cat.gpus.get(s.gpu)
     if gpu is None:
         raise ScenarioError("gpu", s.gpu, f"one of {', '.join(cat.gpus)}")
+    stack, platform = stack_of(cat, s.stack), platform_of(cat, gpu)
+    check_stack(stack, platform, gpu)
     scale_up = cat.interconnects.get(s.interconnect or gpu.scale_up)
     if scale_up is None:
         raise ScenarioError("interconnect", s.interconnect, f"one of {', '.join(cat.interconnects)}")
@@ -443,6 +467,8 @@ def _look_up(s: Scenario, cat: Catalog) -> Resolved:
         recompute="full" if s.recompute_layers is not None else s.recompute,
         price_per_gpu_hour=price.usd_per_gpu_hour,
         price=price,
+        stack=stack,
+        platform=platform,
     )
 
 

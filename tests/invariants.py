@@ -40,11 +40,13 @@ from model import KV_PRECISIONS, PRECISIONS, Scenario, ScenarioError, default_ca
 from model.analyses.fit import with_context
 from model.analyses.verdict import GOALS, Fix, Verdict, goal_scenario, goal_verdict
 from model.architecture import Architecture
+from model.catalog import STACK_IDS
 from model.cli import main as cli_main
 from model.efficiency import EXPECTED
 from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
 from model.precision.formats import layer_weights, weight_breakdown
 from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, with_batch
+from model.stacks import training_knobs
 
 __all__ = [
     "CHECKS",
@@ -61,6 +63,7 @@ __all__ = [
     "check_fixed_knobs_kept",
     "check_goal_verdict",
     "check_headlines_within_ranges",
+    "check_layer_split_no_faster",
     "check_layout_within_cards",
     "check_lower_precision_memory",
     "check_lower_precision_tpot",
@@ -91,8 +94,15 @@ MODEL_IDS = tuple(CATALOG.models)
 GPU_IDS = tuple(CATALOG.gpus)
 LAYOUT_KNOBS = ("tp", "pp", "dp", "ep", "zero", "micro_batch", "vp")
 """The layout dimensions a user may fix; each is drawn fixed or free independently."""
-REFUSABLE = frozenset({*LAYOUT_KNOBS, "attention_dp", "recompute_layers"})
-"""The fields whose fixed values the cards may be unable to hold (a ScenarioError is then the answer)."""
+REFUSABLE = frozenset({*LAYOUT_KNOBS, "attention_dp", "recompute_layers", "stack"})
+"""The fields whose fixed values the cards may be unable to hold (a ScenarioError is then the answer); a
+stack, too, may not run on the scenario's GPU (TensorRT-LLM on an AMD card)."""
+LAYER_SPLIT_STACKS = tuple(
+    stack.id
+    for stack in CATALOG.stacks.values()
+    if stack.serves and stack.split == "layer" and stack.multi_card != "search"
+)
+"""Desk runners that split a model by layers over cards (llama.cpp, Ollama, ExLlamaV2, MLX)."""
 POWERS_OF_TWO_CARDS = tuple(2**k for k in range(15))
 """1, 2, 4, ..., 16,384: the counts people type."""
 ODD_CARDS = (3, 5, 6, 7, 12, 24, 48, 96, 100, 384, 1000, 3072, 24_576, 65_536, 100_000)
@@ -261,6 +271,11 @@ def draw_scenario(rng: random.Random) -> Scenario:
             fields["cards"] = 1
             for knob in LAYOUT_KNOBS:
                 fields.pop(knob, None)
+    # The stack is drawn from the scenario's own fields, not from ``rng``: the sequence of scenarios a
+    # seed gives stays the one it gave before stacks were drawn.
+    own = random.Random(repr(sorted(fields.items())))
+    if own.random() < 0.2:
+        fields["stack"] = own.choice(STACK_IDS)
     return Scenario(**fields)
 
 
@@ -638,8 +653,30 @@ def check_refusal_names_a_fixed_knob(scenario: Scenario, error: ScenarioError) -
 
 
 def layout_is_free(scenario: Scenario) -> bool:
-    """Return whether the engine chooses the whole training layout and the global batch."""
-    return all(getattr(scenario, knob) is None for knob in LAYOUT_KNOBS) and scenario.global_batch is None
+    """Return whether the engine chooses the whole training layout and the global batch.
+
+    A stack that sets training knobs (torchtune's FSDP, PEFT's Trainer without tensor parallelism)
+    fixes them as a user would: twice the cards under pure FSDP may gather more slowly than it computes.
+    """
+    free = all(getattr(scenario, knob) is None for knob in LAYOUT_KNOBS) and scenario.global_batch is None
+    return free and not training_knobs(CATALOG.stacks[scenario.stack], scenario.cards * 2)
+
+
+def check_layer_split_no_faster(one: Outcome, split: Outcome) -> list[str]:
+    """A layer split over several cards decodes one user no faster than one card that holds the model (issue 33).
+
+    Each card runs its share of the layers in turn and hands the activations on, so the token's
+    time is the sum of the stages' plus the transfers: never below one card's.
+    """
+    o, s = one.inference, split.inference
+    if not (o["fits"] and s["fits"]) or s["pp"] * s["tp"] <= 1:
+        return []
+    if not _at_most(o["tpot_s"], s["tpot_s"]):
+        return [
+            f"{split.scenario.stack} over {s['pp']} cards decodes in {s['tpot_s']:.6g} s a token, "
+            f"one card in {o['tpot_s']:.6g} s"
+        ]
+    return []
 
 
 def check_twice_the_cards(fewer: Outcome, more: Outcome) -> list[str]:
@@ -1278,6 +1315,13 @@ def _check_scenario(
         _check_lower_precision(scenario, outcome, lower, state)
     if scenario.concurrency is not None:
         _check_concurrency(scenario, outcome, state)
+    if scenario.stack in LAYER_SPLIT_STACKS and scenario.cards > 1 and scenario.tp is None and scenario.pp is None:
+        user = dataclasses.replace(with_batch(scenario, 1), attention_dp=None, **_TRAINING_ONLY)
+        state.check(
+            "check_layer_split_no_faster",
+            scenario,
+            lambda: check_layer_split_no_faster(_derived(dataclasses.replace(user, cards=1)), _derived(user)),
+        )
     if scenario.host_memory_gb is not None:
         _check_host_memory(scenario, outcome, state)
     if verdict_every and index % verdict_every == 0:

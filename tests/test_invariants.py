@@ -36,6 +36,7 @@ from tests.invariants import (
     check_fixed_knobs_kept,
     check_goal_verdict,
     check_headlines_within_ranges,
+    check_layer_split_no_faster,
     check_layout_within_cards,
     check_lower_precision_memory,
     check_lower_precision_tpot,
@@ -108,8 +109,10 @@ def test_a_fixed_sample_of_scenarios_breaks_no_invariant():
         "check_goal_verdict",
         "check_cli_json",
         "check_more_concurrency",
+        "check_layer_split_no_faster",
     ):
-        assert report.checked.get(name, 0) >= 20, f"{name} ran {report.checked.get(name, 0)} times"
+        least = 5 if name == "check_layer_split_no_faster" else 20
+        assert report.checked.get(name, 0) >= least, f"{name} ran {report.checked.get(name, 0)} times"
     if report.violations:
         pytest.fail(format_report(report), pytrace=False)
 
@@ -337,6 +340,21 @@ def test_twice_the_cards_catches_slower_training_and_a_lost_fit(fits):
     lost = _broken(more)
     lost.training["fits"] = False
     assert any("not on" in p for p in check_twice_the_cards(fits, lost))
+
+
+def test_the_draw_covers_every_stack():
+    rng = random.Random(1)
+    assert {draw_scenario(rng).stack for _ in range(4000)} == set(invariants.STACK_IDS)
+
+
+def test_layer_split_no_faster_catches_two_cards_decoding_faster_than_one():
+    desk = Scenario(model="llama-3.1-8b", gpu="rtx-4090", cards=1, precision="q4_k_m", stack="llamacpp")
+    one, two = observe(desk), observe(dataclasses.replace(desk, cards=2))
+    assert two.inference["pp"] == 2
+    assert check_layer_split_no_faster(one, two) == []
+    faster = _broken(two)
+    faster.inference["tpot_s"] = one.inference["tpot_s"] * 0.99
+    assert any("decodes in" in p for p in check_layer_split_no_faster(one, faster))
 
 
 def test_lower_precision_memory_catches_more_bytes_per_replica(fits):

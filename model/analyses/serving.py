@@ -48,6 +48,7 @@ from model.layouts.serving import serving_load
 from model.limits import ScenarioError
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, with_batch
+from model.stacks import serving_efficiencies
 
 __all__ = [
     "BatchPoint",
@@ -168,7 +169,7 @@ def _replica(
     return _Replica(
         resolved=r,
         context=context,
-        rates=serving_rates(r, context, efficiencies),
+        rates=serving_rates(r, context, serving_efficiencies(r.stack, r.platform, efficiencies)),
         replicas=inference.dp,
         largest_batch=inference.max_batch,
         offloaded=inference.offload.mode != "none",

@@ -1,4 +1,4 @@
-"""The sourced catalogs in data/: GPUs, links, networks, model presets and API prices.
+"""The sourced catalogs in data/: GPUs, links, networks, model presets, API prices, software stacks.
 
 Each YAML file is read once with the safe loader (libyaml's parser where the wheel has it),
 validated field by field and turned into frozen dataclasses whose field names carry their unit.
@@ -33,19 +33,24 @@ from model.catalog.schema import (
     price_from_row,
     short_name,
 )
+from model.catalog.stacks import STACK_IDS, Platform, Stack, StackId, read_stacks
 
 __all__ = [
     "DATA_DIR",
     "DRIVER_RESERVED_BYTES",
     "MAX_USER_CATALOG_BYTES",
     "SAFE_LOADER",
+    "STACK_IDS",
     "ApiPrice",
     "Catalog",
     "CatalogError",
     "Gpu",
     "Link",
     "ModelPreset",
+    "Platform",
     "Shape",
+    "Stack",
+    "StackId",
     "default_catalog",
     "default_vocab",
     "derive_architecture",
@@ -98,6 +103,7 @@ def default_catalog() -> Catalog:
     claims = tuple(
         price_from_row(r) for r in rows_of(files["prices"], "seed_claims", "data/prices.yaml", required=False)
     )
+    stacks, platforms, families = read_stacks(_read(DATA_DIR / "stacks.yaml"))
     catalog = Catalog(
         gpus=MappingProxyType(gpus),
         models=MappingProxyType(models),
@@ -105,6 +111,9 @@ def default_catalog() -> Catalog:
         networks=MappingProxyType(networks),
         prices=prices,
         seed_claims=claims,
+        stacks=stacks,
+        platforms=platforms,
+        families=families,
     )
     _check_references(catalog, "data/gpus.yaml")
     return catalog

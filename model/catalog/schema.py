@@ -16,6 +16,7 @@ from typing import get_args
 
 from model.architecture import Architecture, AttentionKind, MlpKind, NormKind
 from model.catalog._rows import CatalogError, Row
+from model.catalog.stacks import Family, Platform, Stack
 from model.units import GB, MIB
 
 __all__ = [
@@ -182,9 +183,15 @@ class Catalog:
     networks: Mapping[str, Link]
     prices: tuple[ApiPrice, ...]
     seed_claims: tuple[ApiPrice, ...] = ()
+    stacks: Mapping[str, Stack] = field(default_factory=lambda: MappingProxyType({}))
+    """The software stacks of data/stacks.yaml (empty: every stack runs as typical)."""
+    platforms: Mapping[str, Platform] = field(default_factory=lambda: MappingProxyType({}))
+    """The platforms of data/stacks.yaml (empty: every GPU runs at CUDA's constants)."""
+    families: Mapping[str, Family] = field(default_factory=lambda: MappingProxyType({}))
+    """The families of stacks of data/stacks.yaml, whose constants their members fall back on."""
 
     def merged(self, extra: Catalog) -> Catalog:
-        """Return this catalog with ``extra``'s rows added (same ids are replaced)."""
+        """Return this catalog with ``extra``'s rows added (same ids are replaced); its stacks stay."""
         return Catalog(
             gpus=MappingProxyType({**self.gpus, **extra.gpus}),
             models=MappingProxyType({**self.models, **extra.models}),
@@ -192,6 +199,9 @@ class Catalog:
             networks=MappingProxyType({**self.networks, **extra.networks}),
             prices=self.prices + extra.prices,
             seed_claims=self.seed_claims,
+            stacks=self.stacks,
+            platforms=self.platforms,
+            families=self.families,
         )
 
 

@@ -12,7 +12,7 @@ from model.units import GB
 
 __all__ = ["LISTS", "catalog_table"]
 
-LISTS = ("gpus", "models", "interconnects", "networks", "precisions")
+LISTS = ("gpus", "models", "interconnects", "networks", "precisions", "stacks")
 
 
 def catalog_table(kind: str, catalog: Catalog, as_json: bool) -> str:
@@ -50,6 +50,19 @@ def catalog_table(kind: str, catalog: Catalog, as_json: bool) -> str:
                 "latency_us": link.latency_s * 1e6,
             }
             for link in table.values()
+        ]
+    elif kind == "stacks":
+        rows = [
+            {
+                "id": stack.id,
+                "name": stack.name,
+                "serves": stack.serves,
+                "trains": stack.trains,
+                "multi_card": stack.multi_card if stack.serves else None,
+                "split": stack.split if stack.serves else None,
+                "platforms": ",".join(stack.platforms),
+            }
+            for stack in catalog.stacks.values()
         ]
     else:
         rows = [

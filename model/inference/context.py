@@ -16,6 +16,7 @@ from model.efficiency import Efficiencies, achievable_bandwidth, matmul_ceiling_
 from model.inference.memory import kv_bytes_per_sequence
 from model.precision.formats import weight_breakdown
 from model.scenario import Resolved
+from model.stacks import serving_policy
 
 __all__ = [
     "GROUPED_TILE_ROWS",
@@ -29,6 +30,7 @@ __all__ = [
     "kernels_per_pass",
     "serving_context",
     "serving_rates",
+    "split_products",
     "weights_read",
     "weights_read_time",
 ]
@@ -56,6 +58,10 @@ class ServingContext(NamedTuple):
     pp: int
     ep: int = 1
     """Attention data parallelism over ep cards, the routed experts split over them (1: none)."""
+    pipelined: bool = True
+    """Whether decode keeps pp micro-batches in flight over the stages (a serving engine's pipeline), or
+    runs the whole batch through one stage after another (a desk runner's layer split: llama.cpp
+    decodes a batch as one micro-batch, :func:`model.stacks.serving_policy`)."""
 
     def local_sequences(self, sequences: float) -> float:
         """Sequences the busiest card of a replica attends to: all, or its share under attention DP."""
@@ -90,6 +96,7 @@ def serving_context(r: Resolved, *, tp: int, pp: int, compute_key: str, ep: int 
         tp=tp,
         pp=pp,
         ep=ep,
+        pipelined=not serving_policy(r.stack).one_instance,
     )
 
 
@@ -121,6 +128,21 @@ GROUPED_TILE_ROWS = 16
 it (vLLM's moe_align_block_size; 16 is fused_moe's smallest BLOCK_SIZE_M, which its tuned
 configurations use for decode-sized steps). Larger steps' lower tile efficiency is the launch
 size's (model.efficiency.matmul_efficiency), so the padding alone never grows faster than the rows."""
+
+
+SPLIT_ATTENTION_PRODUCTS = 4
+"""Q, K, V and output: llama.cpp's graph multiplies each by its own weight (llm_build_llama: wq, wk, wv, wo)."""
+
+
+def split_products(arch: Architecture, layers: float) -> float:
+    """Return the weight products of ``layers`` layers a row split gathers on the main card, one token pass.
+
+    A row split without a collective library (llama.cpp's ``--split-mode row``, ggml-cuda's
+    ggml_cuda_op_mul_mat) multiplies each card's rows of every weight matrix and copies the partial
+    results to the main card before the next kernel: Q, K, V, output and the MLP's matrices (three
+    gated, two plain) per layer.
+    """
+    return layers * (SPLIT_ATTENTION_PRODUCTS + (3 if arch.mlp == "gated" else 2))
 
 
 def grouped_expert_work(arch: Architecture, tokens: float, tp: int) -> float:

@@ -12,7 +12,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from model.communication import all_reduce_time, all_to_all_time, p2p_time
-from model.inference.context import ServingContext, ServingRates, expert_tile_use, weights_read, weights_read_time
+from model.inference.context import (
+    ServingContext,
+    ServingRates,
+    expert_tile_use,
+    split_products,
+    weights_read,
+    weights_read_time,
+)
 from model.scenario import Resolved
 
 __all__ = ["DecodeStep", "decode_step", "ideal_decode_step"]
@@ -82,13 +89,16 @@ class DecodeStep(NamedTuple):
         )
 
 
-def _micro_batch(batch: float, pp: int) -> float:
+def _micro_batch(batch: float, ctx: ServingContext) -> float:
     """Return the sequences each pipeline stage runs at once: the batch over pp micro-batches in flight.
 
     Never less than one whole sequence: a sequence's token cannot be split, so with fewer sequences
-    than stages the stages wait on each other rather than run fractions of one.
+    than stages the stages wait on each other rather than run fractions of one. A stack that does
+    not pipeline decode (a desk runner's layer split) runs the whole batch through each stage in turn.
     """
-    return max(batch / pp, min(batch, 1.0), 1e-9)
+    if not ctx.pipelined:
+        return max(batch, 1e-9)
+    return max(batch / ctx.pp, min(batch, 1.0), 1e-9)
 
 
 def ideal_decode_step(r: Resolved, ctx: ServingContext, batch: float) -> float:
@@ -100,7 +110,7 @@ def ideal_decode_step(r: Resolved, ctx: ServingContext, batch: float) -> float:
     the verifying pass over the tokens it gains (Leviathan et al. 2023, eq. 1).
     """
     stats, per_sequence = r.arch.stats, 1 + r.scenario.draft_tokens
-    micro = _micro_batch(batch, ctx.pp)
+    micro = _micro_batch(batch, ctx)
     local = ctx.local_sequences(micro)
     weights = weights_read(r, ctx, micro * per_sequence)
     routed = 2.0 * stats.moe_layers * r.arch.active_experts * stats.expert_params if r.arch.is_moe else 0.0
@@ -145,7 +155,7 @@ def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: Serving
     its tokens to their experts' cards and combines them back (two all-to-alls).
     """
     arch, eff, stats = r.arch, rates.eff, r.arch.stats
-    micro = _micro_batch(batch, ctx.pp)
+    micro = _micro_batch(batch, ctx)
     tokens = micro * per_sequence
     local = ctx.local_sequences(micro) * per_sequence  # tokens the busiest card attends to
     weights = weights_read_time(r, ctx, tokens, rates)
@@ -171,6 +181,7 @@ def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: Serving
     communication = 0.0
     if ctx.tp > 1:
         communication = 2.0 * layers * all_reduce_time(local * arch.hidden * 2.0, ctx.tp, rates.tp_path)
+        communication += split_products(arch, layers) * eff.split_sync_s
     if ctx.ep > 1:
         dispatched = local * arch.active_experts * arch.hidden * 2.0  # 16-bit rows to the experts' cards
         communication += 2.0 * stats.moe_layers / ctx.pp * all_to_all_time(dispatched, ctx.ep, rates.ep_path)

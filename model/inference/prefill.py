@@ -9,6 +9,7 @@ from model.inference.context import (
     ServingRates,
     expert_tile_use,
     grouped_expert_work,
+    split_products,
     weights_read_time,
 )
 from model.scenario import Resolved
@@ -58,6 +59,7 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
         message = local * arch.hidden * 2.0
         exposed = 1.0 - eff.tp_overlap
         communication = 2.0 * layers * all_reduce_time(message, ctx.tp, rates.tp_path) * exposed
+        communication += split_products(arch, layers) * eff.split_sync_s
     if ctx.ep > 1:
         dispatched = local * arch.active_experts * arch.hidden * 2.0
         communication += 2.0 * stats.moe_layers / ctx.pp * all_to_all_time(dispatched, ctx.ep, rates.ep_path)

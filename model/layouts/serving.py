@@ -40,6 +40,7 @@ from model.layouts.training import CANDIDATES_SHOWN
 from model.memory import runtime_bytes
 from model.results import ServingCandidate
 from model.scenario import Resolved
+from model.stacks import SEARCH, ServingPolicy, serving_policy
 
 __all__ = [
     "InferencePlan",
@@ -99,6 +100,7 @@ def serving_layouts(
     pp: int | None,
     attention_dp: int | None = None,
     concurrency: int | None = None,
+    policy: ServingPolicy = SEARCH,
 ) -> list[InferencePlan]:
     """Return the serving replicas that hold the weights and their sequences, smallest first.
 
@@ -126,11 +128,18 @@ def serving_layouts(
     is what a practitioner picks first. A ``batch`` per replica is the running
     batch itself (what ``--max-num-seqs`` fixes), so one above what fits stays "does not fit".
     When nothing fits, only the replica that comes closest, not fitting.
+
+    A desk runner (``policy``, :func:`model.stacks.serving_policy`) runs one instance, not replicas,
+    spread as it documents: over every card (llama.cpp's layer split, MLC's tensor shards), over the
+    fewest that hold it (ExLlamaV2's autosplit), or on one card when it fits (Ollama); a tp or pp the
+    user fixes is kept (llama.cpp's ``--split-mode row`` is a fixed tp).
     """
     node = min(gpus_per_node, cards)
     shapes: list[tuple[int, int, int]]
     if attention_dp and attention_dp > 1 and arch.is_moe:
         shapes = [(1, 1, min(attention_dp, cards))]
+    elif policy.one_instance and not (tp or pp):
+        return _one_instance(arch, load, policy, cards, capacity_bytes, batch, concurrency)
     elif tp or pp:
         shapes = [(t, p, 1) for t, p in model_parallel_pairs(arch.heads, arch.layers, cards, gpus_per_node, tp, pp)]
     else:
@@ -148,7 +157,7 @@ def serving_layouts(
     fitting: list[InferencePlan] = []
     fallback: InferencePlan | None = None
     for t, p, e in shapes:
-        replicas = max(1, cards // (t * p * e))
+        replicas = 1 if policy.one_instance else max(1, cards // (t * p * e))
         each = -(-concurrency // replicas) if concurrency else batch
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
         candidate = InferencePlan(t, p, replicas, memory, serving_fits(memory, capacity_bytes), e, each, concurrency)
@@ -159,11 +168,51 @@ def serving_layouts(
     if fitting:
         return fitting
     if concurrency:
-        queued = _queued_layouts(arch, load, shapes, cards, capacity_bytes, concurrency)
+        queued = _queued_layouts(arch, load, shapes, cards, capacity_bytes, concurrency, policy.one_instance)
         if queued:
             return queued
     assert fallback is not None
     return [fallback]
+
+
+def _one_instance(
+    arch: Architecture,
+    load: ServingLoad,
+    policy: ServingPolicy,
+    cards: int,
+    capacity_bytes: float,
+    batch: int,
+    concurrency: int | None,
+) -> list[InferencePlan]:
+    """Return the one instance a desk runner lays the model out as, over the cards its policy takes.
+
+    ``all``: every card (at most one layer each), by layers, or by tensors over the largest power of
+    two that divides the heads; ``fill``: the fewest cards that hold it, layer by layer; ``fit_one``:
+    one card when it holds the model, else every card. A concurrency above what fits is queued.
+    """
+    deepest = max(1, min(cards, arch.layers))
+    if policy.split == "tensor":
+        widths = [t for t in powers_of_two(cards) if arch.heads % t == 0] or [1]
+        shapes = [(widths[-1], 1, 1)]
+    elif policy.multi_card == "fill":
+        shapes = [(1, p, 1) for p in range(1, deepest + 1)]
+    elif policy.multi_card == "fit_one":
+        shapes = [(1, 1, 1), (1, deepest, 1)] if deepest > 1 else [(1, 1, 1)]
+    else:
+        shapes = [(1, deepest, 1)]
+    each = concurrency or batch
+    last: InferencePlan | None = None
+    for t, p, e in shapes:
+        memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
+        last = InferencePlan(t, p, 1, memory, serving_fits(memory, capacity_bytes), e, each, concurrency)
+        if last.fits:
+            return [last]
+    if concurrency:
+        queued = _queued_layouts(arch, load, shapes, cards, capacity_bytes, concurrency, True)
+        if queued:
+            return queued[:1]
+    assert last is not None
+    return [last]
 
 
 def _queued_layouts(
@@ -173,6 +222,7 @@ def _queued_layouts(
     cards: int,
     capacity_bytes: float,
     concurrency: int,
+    one_instance: bool = False,
 ) -> list[InferencePlan]:
     """Return each of ``shapes`` that holds one sequence at its largest batch, the rest of ``concurrency`` waiting."""
     queued = []
@@ -180,7 +230,7 @@ def _queued_layouts(
         most = max_batch_that_fits(arch, capacity_bytes, load, tp=t, pp=p, ep=e)
         if most < 1:
             continue
-        replicas = max(1, cards // (t * p * e))
+        replicas = 1 if one_instance else max(1, cards // (t * p * e))
         memory = inference_memory(arch, load, batch=most, tp=t, pp=p, ep=e)
         waiting = max(0, concurrency - replicas * most)
         fits = serving_fits(memory, capacity_bytes)  # true by max_batch_that_fits: the one rule, asked again
@@ -289,7 +339,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     wanted = 1 if s.batch == "max" else int(s.batch)
     plans = serving_layouts(
         arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, concurrency=s.concurrency,
+        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, concurrency=s.concurrency, policy=serving_policy(r.stack),
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.

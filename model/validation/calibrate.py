@@ -8,11 +8,15 @@ host wait of a MoE layer's training pass, the share of tensor-parallel collectiv
 compute) over a small grid,
 scores each setting with the validate command's errors over all measurements together, and
 prints the best. The values it finds are then written into model/efficiency.py by hand: the
-engine never reads this module.
+engine never reads this module. At the best setting it then fits each software stack's and
+platform's few constants over all of that stack's measurements together
+(:mod:`~model.validation.groups`: llama.cpp's quantised read share on every llama.cpp run, SGLang's
+ROCm build on every SGLang run on an AMD card), which data/stacks.yaml ships.
 
 It then asks how well the fit generalises: for each source (a paper, a benchmark page, a thread:
 :func:`~model.validation.reference.source_key`), it refits the factors without that source's
-measurements and predicts them with the refit (leave one source out), and prints each kind's,
+measurements and predicts them with the refit (leave one source out: a held-out run of a stack is
+predicted with that stack's constants fitted on its other sources' runs), and prints each kind's,
 class's and stack's median error in sample beside out of sample. ``--write`` also writes that
 table to data/validation_out_of_sample.json, which the Validation page reads
 (:func:`~model.validation.out_of_sample.load_out_of_sample`): the grid takes minutes to score.
@@ -26,12 +30,14 @@ import itertools
 import json
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED
+from model.validation.groups import GroupFits, GroupPredictor, fit_groups
 from model.validation.out_of_sample import OUT_OF_SAMPLE_FILE, GeneralisationScore, HeldOutRow, OutOfSample
-from model.validation.reference import CLASSES, KINDS, SERVING_KINDS, TRAINING_KINDS
+from model.validation.reference import CLASSES, KINDS, SERVING_KINDS, TRAINING_KINDS, load_references
 from model.validation.validate import validate
 
 __all__ = [
@@ -176,22 +182,45 @@ def calibrate(grid: dict[str, tuple[float, ...]] = GRID, scores: GridScores | No
     return sorted(trials, key=lambda trial: trial.rank)
 
 
-def leave_one_source_out(scores: GridScores) -> OutOfSample:
+def leave_one_source_out(
+    scores: GridScores, predictor: GroupPredictor | None = None, shipped: int | None = None
+) -> OutOfSample:
     """Predict each source's measurements with the setting fitted without them; score in and out of sample.
 
-    The in-sample fit is the setting the calibration chooses on every measurement. For each source
-    (:attr:`~model.validation.reference.Reference.source`), the same choice is made on the other
-    sources' measurements alone, and that setting predicts the held-out ones. A group's figure is
-    the median |predicted / measured - 1| of its measurements, in sample and held out.
+    The in-sample fit is the setting the calibration chooses on every measurement, then (with a
+    ``predictor``) each platform's and stack's constants fitted at that setting over all of its
+    measurements (:func:`~model.validation.groups.fit_groups`). For each source
+    (:attr:`~model.validation.reference.Reference.source`), the same choices are made on the other
+    sources' measurements alone, and they predict the held-out ones: a held-out run of a stack is
+    predicted with that stack's constants fitted on its other sources' runs (its prior, typical's,
+    when it has none). A group's figure is the median |predicted / measured - 1| of its
+    measurements, in sample and held out. With ``shipped`` (the index of the global setting the
+    engine ships), the stacks' and platforms' fits at that setting too: what data/stacks.yaml ships.
     """
     rows = scores.rows
+    started = time.perf_counter()
     chosen = _best(scores, rows)
+    measured = {row.id: row.measured for row in rows}
+
+    def predicted(row: ScoredRow, setting: int, fits: GroupFits | None) -> float:
+        if predictor is None or fits is None or row.id not in predictor.references:
+            return row.predicted[setting]
+        stack, platform, grouped = predictor.constants(row.id, fits)
+        return predictor(row.id, setting, stack, platform) if grouped else row.predicted[setting]
+
+    in_sample = fit_groups(predictor, chosen, measured) if predictor is not None else None
+    engine = fit_groups(predictor, shipped, measured) if predictor is not None and shipped is not None else None
     held_out: dict[str, float] = {}
     for source in sorted({row.source for row in rows}):
         refit = _best(scores, [row for row in rows if row.source != source])
-        for row in rows:
-            if row.source == source:
-                held_out[row.id] = row.predicted[refit] / row.measured - 1.0
+        mine = [row for row in rows if row.source == source]
+        fits = None
+        if predictor is not None:
+            excluded = frozenset(row.id for row in mine)
+            stacks = frozenset(predictor.owner_of[row.id] for row in mine if row.id in predictor.references)
+            fits = fit_groups(predictor, refit, measured, excluded, stacks)
+        for row in mine:
+            held_out[row.id] = predicted(row, refit, fits) / row.measured - 1.0
     scored = tuple(
         HeldOutRow(
             id=row.id,
@@ -199,7 +228,7 @@ def leave_one_source_out(scores: GridScores) -> OutOfSample:
             source=row.source,
             stack=row.stack,
             classes=row.classes,
-            in_sample_error=row.predicted[chosen] / row.measured - 1.0,
+            in_sample_error=predicted(row, chosen, in_sample) / row.measured - 1.0,
             out_of_sample_error=held_out[row.id],
         )
         for row in rows
@@ -216,19 +245,22 @@ def leave_one_source_out(scores: GridScores) -> OutOfSample:
             len({row.source for row in members}),
         )
 
-    stacks = sorted({row.stack for row in scored if row.stack})
+    names = sorted({row.stack for row in scored if row.stack})
     return OutOfSample(
         kinds=tuple(group(kind, [row for row in scored if row.kind == kind]) for kind in KINDS),
         overall=group("overall", scored),
         classes=tuple(group(name, [row for row in scored if name in row.classes]) for name in CLASSES),
         stacks=(
-            *(group(stack, [row for row in scored if row.stack == stack]) for stack in stacks),
+            *(group(stack, [row for row in scored if row.stack == stack]) for stack in names),
             group("not labelled", [row for row in scored if not row.stack]),
         ),
         rows=scored,
         settings_scored=len(scores.settings),
         in_sample_setting=scores.settings[chosen],
         seconds=scores.seconds,
+        in_sample_groups=in_sample.as_dict() if in_sample is not None else {},
+        shipped_groups=engine.as_dict() if engine is not None else {},
+        group_seconds=time.perf_counter() - started if predictor is not None else 0.0,
     )
 
 
@@ -251,6 +283,19 @@ def format_out_of_sample(fit: OutOfSample) -> str:
     return "\n".join(lines)
 
 
+def _shipped_constants(catalog: Catalog, key: str) -> Mapping[str, float]:
+    """Return what data/stacks.yaml ships for the group named ``key`` ('stack:sglang@rocm', 'family:desk', ...)."""
+    kind, name = key.split(":", 1)
+    ident, _, platform = name.partition("@")
+    if kind == "platform":
+        return catalog.platforms[ident].constants
+    if kind == "family":
+        return catalog.families[ident].constants
+    if platform:
+        return catalog.stacks[ident].on_platforms.get(platform, {})
+    return catalog.stacks[ident].constants
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the grid's ten best settings with each kind's median error, then the leave-one-source-out table."""
     parser = argparse.ArgumentParser(prog="python -m model.validation.calibrate", description=main.__doc__)
@@ -268,15 +313,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"(grid of {len(trials)} settings; medians of |predicted / measured - 1|)")
     print(f"spread of overall medians: {statistics.pstdev(trial.overall for trial in trials):.1%}")
     started = time.perf_counter()
-    fit = leave_one_source_out(scores)
+    shipped = {name: getattr(EXPECTED, name) for name in GRID}
+    engine = next((index for index, setting in enumerate(scores.settings) if setting == shipped), None)
+    fit = leave_one_source_out(scores, GroupPredictor(load_references(), scores.settings), engine)
     refit_s = time.perf_counter() - started
     print()
     print("leave one source out: each source's measurements predicted by the factors fitted without them")
     print(format_out_of_sample(fit))
-    shipped = {name: getattr(EXPECTED, name) for name in GRID}
     if shipped != dict(fit.in_sample_setting):
         print(f"(the engine ships {shipped}: model/efficiency.py, set by hand from an earlier fit)")
-    print(f"scoring the grid took {scores.seconds:.0f} s; the {len(fit.rows)} held-out refits {refit_s:.0f} s")
+    print()
+    print("stacks, families and platforms, each fitted over all of its measurements (data/stacks.yaml ships the fit")
+    print("at the engine's setting):")
+    catalog = default_catalog()
+    for key in sorted({*fit.in_sample_groups, *fit.shipped_groups}):
+        ships = dict(_shipped_constants(catalog, key))
+        at_engine = dict(fit.shipped_groups.get(key, {}))
+        note = "" if ships == at_engine else f"  (data/stacks.yaml ships {ships})"
+        print(
+            f"  {key:22} in sample {dict(fit.in_sample_groups.get(key, {})) or 'the prior'}; at the engine's setting "
+            f"{at_engine or 'the prior'}{note}"
+        )
+    print(
+        f"scoring the grid took {scores.seconds:.0f} s; the {len(fit.rows)} held-out refits, stacks and "
+        f"platforms included, {refit_s:.0f} s"
+    )
     if arguments.write:
         OUT_OF_SAMPLE_FILE.write_text(json.dumps(fit.to_dict(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {OUT_OF_SAMPLE_FILE}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,13 @@ class OutOfSample:
     """The grid's best setting on every measurement."""
     seconds: float
     """How long the grid took to score (the refits themselves take a fraction of it)."""
+    in_sample_groups: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Each stack's and platform's constants fitted over all of its measurements ('stack:llamacpp': {...};
+    an empty mapping: its prior, typical's). data/stacks.yaml ships them."""
+    shipped_groups: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """The same fits at the global setting the engine ships (model/efficiency.py), which data/stacks.yaml ships."""
+    group_seconds: float = 0.0
+    """How long the stacks' and platforms' fits and the held-out refits took."""
 
     @property
     def measurement_ids(self) -> frozenset[str]:
@@ -96,6 +103,9 @@ class OutOfSample:
             "settings_scored": self.settings_scored,
             "seconds": round(self.seconds, 1),
             "in_sample_setting": dict(self.in_sample_setting),
+            "in_sample_groups": {key: dict(values) for key, values in self.in_sample_groups.items()},
+            "shipped_groups": {key: dict(values) for key, values in self.shipped_groups.items()},
+            "group_seconds": round(self.group_seconds, 1),
             "overall": _score_dict(self.overall),
             "kinds": scores(self.kinds),
             "classes": scores(self.classes),
@@ -162,6 +172,15 @@ def from_dict(data: Mapping[str, Any]) -> OutOfSample:
             settings_scored=int(data["settings_scored"]),
             in_sample_setting={str(name): float(value) for name, value in data["in_sample_setting"].items()},
             seconds=float(data["seconds"]),
+            in_sample_groups={
+                str(key): {str(name): float(value) for name, value in values.items()}
+                for key, values in data.get("in_sample_groups", {}).items()
+            },
+            shipped_groups={
+                str(key): {str(name): float(value) for name, value in values.items()}
+                for key, values in data.get("shipped_groups", {}).items()
+            },
+            group_seconds=float(data.get("group_seconds", 0.0)),
         )
     except (KeyError, TypeError, ValueError) as error:
         rerun = "rerun python -m model.validation.calibrate --write"

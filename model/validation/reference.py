@@ -32,6 +32,7 @@ __all__ = [
     "Reference",
     "load_references",
     "source_key",
+    "stack_id",
 ]
 
 KINDS: tuple[str, ...] = ("training_total", "training_throughput", "inference", "moe_serving", "local", "memory")
@@ -50,7 +51,8 @@ STACKS: tuple[str, ...] = (
     *("llama.cpp", "MLC LLM", "ExLlamaV2", "ExLlama", "vLLM", "SGLang", "TensorRT-LLM", "TGI", "MLX", "Ollama"),
     *("transformers", "Megatron-LM", "NeMo", "torchtitan", "torchtune", "DeepSpeed", "PEFT", "TRL", "Unsloth"),
 )
-"""The software a measurement names (``stack.name`` in data/published_measurements.yaml)."""
+"""The software a measurement names (``stack.name`` in data/published_measurements.yaml); each is the
+``measured_as`` of one profile in data/stacks.yaml, the scenario stack it is estimated with."""
 PREDICTIONS: tuple[str, ...] = (
     "gpu_hours",
     "days",
@@ -76,18 +78,20 @@ TYPED_FIELDS: frozenset[str] = frozenset(
         *("model", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"),
         *("experts", "active_experts", "mlp", "tied_embeddings"),
         *("gpu", "cards", "interconnect", "network", "precision", "tokens", "seq_len", "finetune"),
+        "stack",
     }
 )
-"""What a user types for a training run: the model, the hardware, the cards, the data. Everything
+"""What a user types for a training run: the model, the hardware, the cards, the data, the software. Everything
 else (layout, micro-batch, global batch, ZeRO, recomputation, interleaving) is left to the engine."""
 TYPED_SERVING_FIELDS: frozenset[str] = frozenset(
     {
         *(name for name in TYPED_FIELDS if name not in {"tokens", "seq_len", "finetune"}),
         *("kv_precision", "batch", "concurrency", "prompt_len", "output_len", "draft_tokens", "draft_acceptance"),
+        "stack",
     }
 )
 """What a user types for a serving benchmark: the model, the hardware, the cards, the formats, the
-concurrency, the lengths and any speculative decoding. The replica (tensor and pipeline degrees,
+concurrency, the lengths, any speculative decoding and the software. The replica (tensor and pipeline degrees,
 attention data parallelism) is left to the engine; a benchmark's fixed concurrency is over all the
 cards (``concurrency``), so a replica the engine picks serves its share of it."""
 
@@ -163,6 +167,18 @@ def source_key(url: str) -> str:
     return address
 
 
+def stack_id(name: str) -> str:
+    """Return the scenario stack (data/stacks.yaml's id) a measurement's ``stack.name`` runs as.
+
+    Raises:
+        CatalogError: no profile lists the name in its ``measured_as``.
+    """
+    for stack in default_catalog().stacks.values():
+        if name in stack.measured_as:
+            return str(stack.id)
+    raise CatalogError(f"data/stacks.yaml: no stack lists {name!r} in its measured_as")
+
+
 def _stack(entry: dict[str, Any]) -> tuple[str, str]:
     """Return the entry's stack name and version, checking the name against :data:`STACKS`."""
     stack = entry.get("stack")
@@ -197,8 +213,9 @@ def _vendor(scenario: Scenario | None) -> str:
     return gpu.vendor if gpu is not None else ""
 
 
-def _scenario(settings: dict[str, Any], ident: str) -> Scenario:
-    values: dict[str, Any] = {}
+def _scenario(settings: dict[str, Any], ident: str, stack: str = "") -> Scenario:
+    """Build the scenario a mapping row gives; the measurement's stack runs it unless the row names one."""
+    values: dict[str, Any] = {"stack": stack_id(stack)} if stack else {}
     for name, value in settings.items():
         if name not in SCENARIO_FIELDS:
             raise CatalogError(f"data/reference_scenarios.yaml, row {ident!r}, field {name!r}: not a scenario field")
@@ -214,7 +231,8 @@ def _typed(entry: dict[str, Any], mapping: dict[str, Any], ident: str) -> Scenar
     kept = TYPED_FIELDS if kind in TRAINING_KINDS else TYPED_SERVING_FIELDS
     if mapping.get("predict") == "seconds_per_step":
         kept = kept | {"global_batch"}  # a step's time is measured for a stated step: its batch is typed too
-    return _scenario({name: value for name, value in mapping["scenario"].items() if name in kept}, ident)
+    typed = {name: value for name, value in mapping["scenario"].items() if name in kept}
+    return _scenario(typed, ident, _stack(entry)[0])
 
 
 @once
@@ -239,8 +257,8 @@ def load_references() -> tuple[Reference, ...]:
             raise CatalogError(f"data/reference_scenarios.yaml, row {ident!r}, field 'predict': unknown {predict!r}")
         source = entry.get("source") or {}
         url = str(source.get("url") or source.get("ref") or "")
-        scenario = _scenario(mapping["scenario"], ident) if "scenario" in mapping else None
         stack, stack_version = _stack(entry)
+        scenario = _scenario(mapping["scenario"], ident, stack) if "scenario" in mapping else None
         references.append(
             Reference(
                 id=ident,

@@ -38,8 +38,8 @@ def format_report(report: ValidationReport) -> str:
     worst_ratio = max((row.ratio for row in report.rows), default=1.0)
     lines.append(f"largest factor off: {worst_ratio:.2f}x")
     lines.append("")
-    lines.append("as a user would type it (training: model, GPU, cards, tokens, sequence, precision, network;")
-    lines.append("serving: model, GPU, cards, precision, concurrency over the cards, lengths, drafting):")
+    lines.append("as a user would type it (training: model, GPU, cards, tokens, sequence, precision, network, stack;")
+    lines.append("serving: model, GPU, cards, precision, concurrency over the cards, lengths, drafting, stack):")
     for score in report.typed_kinds:
         errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
         lines.append(f"{score.kind:19} {score.entries:5} {errors} {'-':>9}  {score.worst_id}")
@@ -54,6 +54,13 @@ def format_report(report: ValidationReport) -> str:
             errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
             inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
             lines.append(f"{score.kind:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
+    if report.stacks:
+        lines.append("")
+        lines.append("by the software each measurement names (estimated with that stack's profile, data/stacks.yaml):")
+        for score in report.stacks:
+            errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
+            inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
+            lines.append(f"{score.kind[:19]:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
     return "\n".join(lines)
 
 

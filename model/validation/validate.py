@@ -97,6 +97,8 @@ class ValidationReport(NamedTuple):
     """The training kinds scored on the predictions as a user would ask (layout left to the engine)."""
     classes: tuple[KindScore, ...] = ()
     """The classes of run that cut across the kinds (:data:`~model.validation.reference.CLASSES`)."""
+    stacks: tuple[KindScore, ...] = ()
+    """The software each measurement names (``stack.name``), then the runs that name none ("not labelled")."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as plain data (for --json)."""
@@ -126,6 +128,7 @@ class ValidationReport(NamedTuple):
                     "source_id": row.reference.source,
                     "stack": row.reference.stack,
                     "stack_version": row.reference.stack_version,
+                    "scenario_stack": row.reference.scenario.stack if row.reference.scenario else None,
                     "classes": list(row.reference.classes),
                 }
                 for row in self.rows
@@ -135,6 +138,7 @@ class ValidationReport(NamedTuple):
             "overall": self.overall._asdict(),
             "typed_kinds": [score._asdict() for score in self.typed_kinds],
             "classes": [score._asdict() for score in self.classes],
+            "stacks": [score._asdict() for score in self.stacks],
         }
 
 
@@ -317,4 +321,10 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
         for kind in TRAINING_KINDS + SERVING_KINDS
     )
     classes = tuple(_score(name, (r for r in rows if name in r.reference.classes)) for name in CLASSES)
-    return ValidationReport(tuple(rows), tuple(unmapped), kinds, _score("overall", rows), typed_kinds, classes)
+    names = sorted({r.reference.stack for r in rows if r.reference.stack})
+    stacks = (
+        *(_score(name, (r for r in rows if r.reference.stack == name)) for name in names),
+        _score("not labelled", (r for r in rows if not r.reference.stack)),
+    )
+    overall = _score("overall", rows)
+    return ValidationReport(tuple(rows), tuple(unmapped), kinds, overall, typed_kinds, classes, stacks)

@@ -7,15 +7,18 @@ import json
 
 import pytest
 
+from model.catalog import default_catalog
 from model.validation import CLASSES, KINDS, load_out_of_sample, validate
 from model.validation.calibrate import (
     GRID,
     GridScores,
     ScoredRow,
     Trial,
+    _shipped_constants,
     format_out_of_sample,
     leave_one_source_out,
 )
+from model.validation.groups import Constants, Group, GroupFits
 from model.validation.out_of_sample import from_dict
 
 
@@ -113,3 +116,67 @@ def test_the_shipped_out_of_sample_file_covers_the_shipped_measurements() -> Non
     assert [score.group for score in fit.kinds] == list(KINDS)
     assert fit.overall.entries == len(report.rows)
     assert fit.settings_scored == len(list(itertools.product(*GRID.values())))
+
+
+# The second stage (issue 33 item 1): each stack's constants fitted over all of its runs together.
+
+
+class _FakeStacks:
+    """A predictor for one stack "s" whose kernel floor makes a prediction floor / 4 us times the measured value."""
+
+    def __init__(self, rows: dict[str, str]) -> None:
+        self.references = dict.fromkeys(rows)
+        self.owner_of = rows
+        self.calls = 0
+
+    def family_of(self, ident: str) -> str:
+        return ""
+
+    def groups(self) -> list[Group]:
+        members = frozenset(i for i, stack in self.owner_of.items() if stack == "s")
+        return [Group("stack", "s", "", ("kernel_floor_s",), members)]
+
+    def constants(self, ident: str, fits: GroupFits) -> tuple[Constants, Constants, bool]:
+        grouped = self.owner_of[ident] == "s" and "stack:s" in fits.constants
+        return (fits.constants.get("stack:s", ()) if grouped else ()), (), grouped
+
+    def __call__(self, ident: str, setting: int, stack: Constants, platform: Constants) -> float:
+        self.calls += 1
+        floor = dict(stack).get("kernel_floor_s", 6e-6)  # the prior: typical's 6 us
+        return 100.0 * floor / 4e-6
+
+
+STACKED = GridScores(
+    settings=({"scale": 1.0},),
+    rows=(
+        ScoredRow("a", "local", "source A", "s", (), 100.0, (150.0,), (None,)),
+        ScoredRow("b", "local", "source B", "s", (), 100.0, (150.0,), (None,)),
+        ScoredRow("c", "local", "source C", "", (), 100.0, (100.0,), (None,)),
+    ),
+)
+"""Two sources of stack s, which its 4 us floor predicts exactly (6 us, typical's, 50 % over), and one typical run."""
+
+
+def test_a_stacks_constant_is_fitted_on_all_its_runs_and_predicts_each_held_out_source_from_the_others() -> None:
+    fit = leave_one_source_out(STACKED, _FakeStacks({"a": "s", "b": "s", "c": "typical"}))  # type: ignore[arg-type]
+    assert fit.in_sample_groups == {"stack:s": {"kernel_floor_s": 4e-6}}
+    errors = {row.id: (row.in_sample_error, row.out_of_sample_error) for row in fit.rows}
+    assert errors["a"] == pytest.approx((0.0, 0.0)) and errors["b"] == pytest.approx((0.0, 0.0))
+    assert errors["c"] == pytest.approx((0.0, 0.0))  # a typical run keeps the grid's prediction
+
+
+def test_a_stack_whose_only_source_is_held_out_falls_back_to_its_prior() -> None:
+    one_source = STACKED._replace(rows=(STACKED.rows[0], STACKED.rows[2]))
+    fit = leave_one_source_out(one_source, _FakeStacks({"a": "s", "c": "typical"}))  # type: ignore[arg-type]
+    held = {row.id: row.out_of_sample_error for row in fit.rows}
+    assert held["a"] == pytest.approx(0.5)  # no other run of s: typical's 6 us floor
+
+
+def test_the_shipped_stack_constants_are_the_calibrations_fit_at_the_engines_setting() -> None:
+    # data/stacks.yaml ships what `python -m model.validation.calibrate --write` fitted at the global
+    # setting model/efficiency.py ships: a constant changed by hand, or a refit not copied, fails here.
+    fit = load_out_of_sample()
+    assert fit is not None and fit.shipped_groups, "rerun python -m model.validation.calibrate --write"
+    catalog = default_catalog()
+    for key, constants in fit.shipped_groups.items():
+        assert dict(_shipped_constants(catalog, key)) == pytest.approx(dict(constants)), key

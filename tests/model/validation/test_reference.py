@@ -3,8 +3,9 @@
 import pytest
 
 from model import CatalogError
+from model.catalog import STACK_IDS
 from model.validation import load_references
-from model.validation.reference import STACKS, _stack, source_key
+from model.validation.reference import STACKS, _stack, source_key, stack_id
 
 
 def test_one_file_read_at_two_commits_or_sections_is_one_source() -> None:
@@ -54,3 +55,17 @@ def test_every_labelled_stack_is_known_and_the_new_kinds_have_their_classes() ->
     assert queued and all(ref.scenario is not None and ref.scenario.batch == "max" for ref in queued)
     non_nvidia = {ref.scenario.gpu for ref in references if "non_nvidia_serving" in ref.classes and ref.scenario}
     assert non_nvidia and not any(gpu.startswith(("h1", "a1", "b2", "rtx")) for gpu in non_nvidia)
+
+
+def test_every_named_stack_is_some_profiles_measured_name_and_its_runs_are_estimated_with_it() -> None:
+    for name in STACKS:
+        assert stack_id(name) in STACK_IDS, name
+    references = [ref for ref in load_references() if ref.scenario is not None]
+    for ref in references:
+        expected = stack_id(ref.stack) if ref.stack else "typical"
+        assert ref.scenario is not None and ref.scenario.stack == expected, ref.id
+        if ref.typed is not None:
+            assert ref.typed.stack == expected, ref.id
+    assert stack_id("llama.cpp") == "llamacpp" and stack_id("NeMo") == stack_id("Megatron-LM") == "megatron"
+    with pytest.raises(CatalogError, match="measured_as"):
+        stack_id("a stack no profile lists")
