@@ -25,6 +25,7 @@ from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
 from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
+from model.stacks import stacks_for
 
 PUBLIC_MODULES = (
     "model",
@@ -81,5 +82,6 @@ __all__ = [
     "replica_name",
     "resolve",
     "serving_capacity",
+    "stacks_for",
     "training_refused",
 ]

@@ -41,10 +41,12 @@ __all__ = [
     "check_stack",
     "platform_constants",
     "platform_of",
+    "runs_on",
     "serving_efficiencies",
     "serving_policy",
     "serving_stack",
     "stack_of",
+    "stacks_for",
     "training_efficiencies",
     "training_knobs",
     "training_stack",
@@ -82,6 +84,29 @@ def platform_of(catalog: Catalog, gpu: Gpu) -> Platform:
     return CUDA
 
 
+def runs_on(stack: Stack, platform: Platform, gpu: Gpu) -> bool:
+    """Whether ``stack`` runs on the GPU's platform; a GPU of a vendor no platform lists (a user's own row) runs any."""
+    return (
+        not stack.platforms or (platform is CUDA and gpu.vendor.lower() != "nvidia") or platform.id in stack.platforms
+    )
+
+
+def stacks_for(catalog: Catalog, gpu_id: str, goal: str) -> tuple[str, ...]:
+    """Return the ids of the stacks that run on GPU ``gpu_id`` and do ``goal`` ('serve' or a training goal).
+
+    Typical first, then the catalog's order: what a picker offers for this GPU and goal.
+    """
+    gpu = catalog.gpus[gpu_id]
+    platform = platform_of(catalog, gpu)
+    serving = goal == "serve"
+    found = [
+        ident
+        for ident, stack in catalog.stacks.items()
+        if (stack.serves if serving else stack.trains) and runs_on(stack, platform, gpu)
+    ]
+    return (TYPICAL.id, *(ident for ident in found if ident != TYPICAL.id))
+
+
 def check_stack(stack: Stack, platform: Platform, gpu: Gpu) -> None:
     """Refuse a stack that does not run on the GPU's platform (TensorRT-LLM on an AMD card, MLX off a Mac).
 
@@ -90,7 +115,7 @@ def check_stack(stack: Stack, platform: Platform, gpu: Gpu) -> None:
     Raises:
         ScenarioError: naming the stack, the GPU and the platforms the stack runs on.
     """
-    if not stack.platforms or (platform is CUDA and gpu.vendor.lower() != "nvidia") or platform.id in stack.platforms:
+    if runs_on(stack, platform, gpu):
         return
     runs = ", ".join(stack.platforms)
     raise ScenarioError(

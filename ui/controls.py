@@ -291,6 +291,12 @@ def _networks() -> tuple[str, ...]:
     return (AUTO, *session_catalog().networks)
 
 
+def _stacks() -> tuple[str, ...]:
+    from ui.catalog import session_catalog
+
+    return (_SCENARIO.stack, *(ident for ident in session_catalog().stacks if ident != _SCENARIO.stack))
+
+
 def _prices() -> tuple[str, ...]:
     from ui.catalog import session_catalog
 
@@ -365,6 +371,7 @@ _ALL = (
     _field("cards", translatable("Cards"), _SCENARIO.cards, "cards"),
     Control("link", translatable("Interconnect"), AUTO, _choice(_interconnects)),
     Control("net", translatable("Network"), AUTO, _choice(_networks)),
+    Control("stack", translatable("Software"), _SCENARIO.stack, _choice(_stacks)),
     Control("finetune", translatable("Fine-tuning method"), "lora", _choice(lambda: FINETUNE_OPTIONS)),
     _field("rank", translatable("LoRA rank"), _SCENARIO.lora_rank, "lora_rank"),
     # Prices: renting at a rate (the catalog's unless typed) or owning the cards.

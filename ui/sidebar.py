@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from model import FORMATS, OFFLOAD_MODES, PRECISIONS, HfError, HfModel, Scenario
+from model import FORMATS, OFFLOAD_MODES, PRECISIONS, HfError, HfModel, Scenario, stacks_for
 from ui.catalog import HF_KEY, fetched_model, session_catalog
 from ui.controls import (
     AUTO,
@@ -46,6 +46,7 @@ __all__ = [
     "NETWORK",
     "PARAMS",
     "PRECISION",
+    "STACK",
     "current_goal",
     "current_scenario",
     "init_state",
@@ -335,10 +336,43 @@ def render_scenario_sidebar() -> None:
             format_func=_link_labeller("networks", st.session_state[GPU]),
             key=NETWORK,
         )
+        _render_stack(catalog)
         if st.session_state[GOAL] == "finetune":
             _render_finetune()
         render_prices()
         _render_host()
+
+
+STACK = "stack"
+TYPICAL_LABEL = translatable("Typical (not said)")
+
+
+def _render_stack(catalog: Any) -> None:
+    """The software that runs the model: the stacks that run on this GPU and do this goal.
+
+    A stack held from before (a link, another GPU) stays listed so that nothing typed is lost; the
+    engine then says plainly that it does not run there.
+    """
+    state = st.session_state
+    options = list(stacks_for(catalog, state[GPU], state[GOAL]))
+    if state[STACK] not in options and state[STACK] in catalog.stacks:
+        options.append(state[STACK])
+    # Labels made now, in the page's language (a widget's labels are read back after the run).
+    names = {ident: catalog.stacks[ident].name if ident in catalog.stacks else ident for ident in options}
+    names[CONTROLS[STACK].default] = tr(TYPICAL_LABEL)
+    st.selectbox(
+        tr("Software"),
+        options,
+        index=held_index(STACK, options),
+        format_func=names.get,
+        key=STACK,
+        help=tr(
+            "What runs the model. Typical: the engine as calibrated over every published run, for when you do "
+            "not say. A named stack applies what it documents (CUDA graphs or not, its kernels for quantised "
+            "formats, how it splits a model over cards: llama.cpp by layers, vLLM by tensors) with constants "
+            "fitted over all of its published runs. The list holds what runs on this GPU's platform."
+        ),
+    )
 
 
 _OFFLOAD_LABELS = {
@@ -456,6 +490,7 @@ def current_scenario(**page_settings: Any) -> Scenario:
         "host_memory_gb": state["host"] or None,  # 0: no host memory counted
         "host_bandwidth_gb_s": state["host_bw"] or None,  # 0: the engine's typical host
         "offload": state["offload"],
+        "stack": state[STACK],
         "price_per_gpu_hour": current_price(state[GPU]).usd_per_gpu_hour,
         **training_settings(state),
     }

@@ -32,6 +32,7 @@ AWAY_FROM_DEFAULTS = {
     "cards": "64",
     "link": "nvlink5",
     "net": "ib-xdr",
+    "stack": "deepspeed",  # trains (the goal above) on CUDA (the GPU above)
     "prompt": "4096",
     "output": "512",
     "batch": "64",

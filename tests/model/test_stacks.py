@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from model import Scenario, ScenarioError, estimate
-from model.catalog import STACK_IDS, default_catalog
+from model import Scenario, ScenarioError, default_catalog, estimate
+from model.catalog import STACK_IDS
 from model.stacks import platform_of, serving_efficiencies, training_knobs, with_constants
 
 CATALOG = default_catalog()

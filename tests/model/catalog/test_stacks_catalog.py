@@ -7,7 +7,8 @@ import copy
 import pytest
 import yaml
 
-from model.catalog import DATA_DIR, STACK_IDS, CatalogError
+from model import CatalogError
+from model.catalog import DATA_DIR, STACK_IDS
 from model.catalog.stacks import read_stacks
 
 DOCUMENT = yaml.safe_load((DATA_DIR / "stacks.yaml").read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from model.catalog import default_catalog
+from model import default_catalog
 from model.validation import CLASSES, KINDS, load_out_of_sample, validate
 from model.validation.calibrate import (
     GRID,
