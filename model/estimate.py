@@ -213,12 +213,12 @@ def _inference(
     choice = plan_serving(r, key, variants[0])
     plan, largest, memory, batch = choice.plan, choice.largest, choice.memory, choice.batch
     most = largest[plan.key]
-    fits = serving_fits(memory, gpu.capacity_bytes)
+    fits = serving_fits(memory, gpu.capacity_bytes, r.serving_budget)
     split = choice.offload or _unsplit(r, memory.total, (plan.tp, plan.pp, plan.ep), batch)
     if not fits:
         sizes = {
             "needed": format_gb(memory.total),
-            "budget": format_gb(serving_capacity(gpu.capacity_bytes)),
+            "budget": format_gb(serving_capacity(gpu.capacity_bytes, r.serving_budget)),
             "capacity": format_gb(gpu.capacity_bytes),
         }
         if most == 0:
@@ -296,7 +296,11 @@ def _unsplit(r: Resolved, card_total: float, replica: tuple[int, int, int], batc
         return offload_needs(r, serving_load(r), tp=tp, pp=pp, batch=batch, capacity_bytes=capacity)
     cards, layers = tp * pp * ep, r.arch.layers
     return Offload(
-        "none", layers, layers, needed_bytes=card_total * cards, has_bytes=serving_capacity(capacity) * cards
+        "none",
+        layers,
+        layers,
+        needed_bytes=card_total * cards,
+        has_bytes=serving_capacity(capacity, r.serving_budget) * cards,
     )
 
 

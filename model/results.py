@@ -350,7 +350,7 @@ class Estimate(NamedTuple):
         for candidate in training["layout_candidates"]:
             if candidate["memory_per_gpu"] > capacity:  # a runner-up that does not fit either
                 candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))
-        budget = serving_capacity(capacity)
+        budget = serving_capacity(capacity, self.resolved.serving_budget)
         for candidate in inference["layout_candidates"]:
             if candidate["memory_per_gpu"] > budget:
                 candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))

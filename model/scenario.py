@@ -22,6 +22,7 @@ from model.catalog import (
     Link,
     ModelPreset,
     Platform,
+    ServingBudget,
     Shape,
     Stack,
     StackId,
@@ -32,7 +33,7 @@ from model.catalog import (
 from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 from model.pricing import PriceQuote, market_rent_ratio, rental_price
-from model.stacks import check_stack, platform_of, stack_of
+from model.stacks import check_stack, platform_of, serving_stack, stack_of
 
 __all__ = [
     "ADAPTER_NAMES",
@@ -249,6 +250,11 @@ class Resolved(NamedTuple):
     host: HostMemory | None = None
     """The host memory serving may offload to: None without one, for a chip that computes from the
     host's own memory (``Gpu.shares_host_memory``), or when the scenario turns offload off."""
+
+    @property
+    def serving_budget(self) -> ServingBudget:
+        """What the stack that serves lets itself use of each card (typical's 90 %; llama.cpp's all but 1 GiB)."""
+        return serving_stack(self.stack).serving_budget
 
 
 def _validate(s: Scenario) -> None:

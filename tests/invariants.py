@@ -40,7 +40,7 @@ from model import KV_PRECISIONS, PRECISIONS, Scenario, ScenarioError, default_ca
 from model.analyses.fit import with_context
 from model.analyses.verdict import GOALS, Fix, Verdict, goal_scenario, goal_verdict
 from model.architecture import Architecture
-from model.catalog import STACK_IDS
+from model.catalog import STACK_IDS, ServingBudget
 from model.cli import main as cli_main
 from model.efficiency import EXPECTED
 from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
@@ -309,6 +309,8 @@ class Outcome(NamedTuple):
     """Whether the GPU row has a power figure (else energy may be null)."""
     arch: Architecture | None = None
     """The model's shape, to size its tensors in each format (model.precision.formats.weight_breakdown)."""
+    budget: ServingBudget = ServingBudget()
+    """What the scenario's serving stack lets itself use of each card (``resolved.serving_budget``)."""
 
     @property
     def training(self) -> dict[str, Any]:
@@ -320,7 +322,7 @@ class Outcome(NamedTuple):
 
     @property
     def serving_budget(self) -> float:
-        return serving_capacity(self.capacity_bytes)
+        return serving_capacity(self.capacity_bytes, self.budget)
 
 
 def observe(scenario: Scenario) -> Outcome:
@@ -338,6 +340,7 @@ def observe(scenario: Scenario) -> Outcome:
         resolved.price_per_gpu_hour is not None,
         bool(resolved.gpu.tdp_w),
         resolved.arch,
+        resolved.serving_budget,
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from model import SERVING_MEMORY_FRACTION, Estimate, serving_capacity
-from model.catalog import Gpu
+from model import Estimate
+from model.catalog import Gpu, ServingBudget
 from ui.format import bytes_gb, capacity_text
 from ui.i18n import tr, translatable
 
@@ -75,32 +75,39 @@ def capacity_row(gpu: Gpu) -> list[dict[str, Any]]:
     return [{"gb": gpu.capacity_bytes / 1e9, "label": capacity_text(gpu)}]
 
 
-def serving_budget_row(gpu: Gpu, short: bool = False) -> list[dict[str, Any]]:
-    """Return what a server uses of the card (the engine's :func:`serving_capacity`) as a one-row list for a rule.
+def serving_budget_row(gpu: Gpu, serving: ServingBudget, short: bool = False) -> list[dict[str, Any]]:
+    """Return what the serving stack uses of the card (the engine's budget) as a one-row list for a rule.
 
     Args:
         gpu: the card.
+        serving: the scenario's stack's budget (``Estimate.resolved.serving_budget``).
         short: label it with the budget alone ('serving budget 22.6 GB'), for a chart whose line it may cross;
             else with its share of the card too.
     """
-    budget = serving_capacity(gpu.capacity_bytes)
+    budget = serving.of(gpu.capacity_bytes)
     if short:
         label = tr("serving budget {budget}", budget=bytes_gb(budget))
     else:
         label = tr(
             "serving budget {budget} ({share} of {capacity})",
             budget=bytes_gb(budget),
-            share=f"{SERVING_MEMORY_FRACTION:.0%}",
+            share=f"{budget / gpu.capacity_bytes:.0%}",
             capacity=bytes_gb(gpu.capacity_bytes),
         )
     return [{"gb": budget / 1e9, "label": label}]
 
 
-def budget_text() -> str:
-    """Say once, in words, what a server budgets of each card and why it keeps the rest."""
+def budget_text(serving: ServingBudget) -> str:
+    """Say once, in words, what the serving stack budgets of each card and why it keeps the rest."""
+    if serving.reserve_bytes:
+        return tr(
+            "A desk runner allocates only what it needs and leaves {reserve} of each card free "
+            "(the driver's context, its buffers, the display).",
+            reserve=bytes_gb(serving.reserve_bytes),
+        )
     return tr(
         "A server fills {share} of each card (vLLM's default gpu_memory_utilization) and keeps the rest in reserve.",
-        share=f"{SERVING_MEMORY_FRACTION:.0%}",
+        share=f"{serving.fraction:.0%}",
     )
 
 

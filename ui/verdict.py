@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from model import SERVING_MEMORY_FRACTION, serving_capacity
 from model.analyses.verdict import Fix, Verdict
 from ui.format import bytes_gb, percent
 from ui.i18n import tr, translatable
@@ -56,11 +55,15 @@ def _needed_and_budget(needed: float, budget: float) -> tuple[str, str]:
 
 
 def _reserve(verdict: Verdict) -> str:
-    """Say what a server keeps back: "of a card's 102.0 GB (10% kept in reserve)"."""
+    """Say what the stack keeps back: "of a card's 102.0 GB (10% kept in reserve)"; a desk runner's margin in GB."""
+    budget = verdict.serving_budget
+    kept = (
+        percent(1.0 - budget.fraction)
+        if budget.reserve_bytes == 0
+        else bytes_gb(verdict.capacity_bytes - budget.of(verdict.capacity_bytes))
+    )
     return tr(
-        "of a card's {capacity} ({reserve} kept in reserve)",
-        capacity=bytes_gb(verdict.capacity_bytes),
-        reserve=percent(1.0 - SERVING_MEMORY_FRACTION),
+        "of a card's {capacity} ({reserve} kept in reserve)", capacity=bytes_gb(verdict.capacity_bytes), reserve=kept
     )
 
 
@@ -78,7 +81,7 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
             host=bytes_gb(split.host_budget_bytes),
         )
     if verdict.goal == "serve":
-        needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
+        needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.serving_budget.of(verdict.capacity_bytes))
         return tr(
             "needs {needed} per card for one sequence; a server uses {budget} {reserve}",
             needed=needed,
@@ -143,7 +146,7 @@ def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     if verdict.runs and verdict.code == "fits_with_offload" and verdict.offload is not None:
         return _offloaded(noun, verdict)
     if verdict.runs and verdict.goal == "serve":
-        needed, budget = _needed_and_budget(verdict.needed_bytes, serving_capacity(verdict.capacity_bytes))
+        needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.serving_budget.of(verdict.capacity_bytes))
         return tr(_FITS_ONE_SEQUENCE, noun=noun, needed=needed, budget=budget, reserve=_reserve(verdict))
     if verdict.runs:
         spare = verdict.capacity_bytes - verdict.needed_bytes

@@ -226,6 +226,7 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
     laptop = tr("M3 Pro laptop")
     bars = tuple(token_time_rows(comparison, cards_here, tr("Server CPU"), laptop)) if comparison.gpu_fits else None
     notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
+    budget_rule = tuple(serving_budget_row(gpu, one.resolved.serving_budget)) if goal == "serve" else None
     return OverviewView(
         title=tr(
             "{model} on {cards} × {gpu}", model=one.inputs["model_name"], cards=f"{scenario.cards:,}",
@@ -239,9 +240,9 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
         memory_heading=heading,
         memory_parts=tuple(parts),
         capacity=tuple(capacity_row(gpu)),
-        # Serving fits within the server's budget (the one serving rule): draw it beside the card.
-        budget=tuple(serving_budget_row(gpu)) if goal == "serve" else None,
-        limits=limits_caption(capacity_row(gpu), serving_budget_row(gpu) if goal == "serve" else None),
+        # Serving fits within the stack's budget (the one serving rule): draw it beside the card.
+        budget=budget_rule,
+        limits=limits_caption(capacity_row(gpu), budget_rule),
         token_time_heading=token_time_heading(comparison, cards_here),
         token_time_rows=bars,
         token_time_caption="\n\n".join([seeds_rule(cpu), *notes]),

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from app_pages.tokens.rows import BOUND_LABELS, target_label
-from model import InferenceEstimate, replica_name, serving_capacity
+from model import InferenceEstimate, replica_name
 from model.analyses.serving import BatchPoint, Knee, LatencyFit, SweepReplica
+from model.catalog import ServingBudget
 from ui.format import NOT_RUN, bytes_gb, duration, milliseconds, per_second
 from ui.i18n import tr
 from ui.memory_rows import budget_text
@@ -113,6 +114,7 @@ def metric_rows(
     target_ms: float,
     prompt_len: int,
     reason: str,
+    budget: ServingBudget,
 ) -> list[list[dict[str, Any]]]:
     """Return the page's two rows of metrics as ``st.metric`` keyword arguments.
 
@@ -129,6 +131,7 @@ def metric_rows(
         target_ms: the target in ms per output token.
         prompt_len: tokens of each prompt.
         reason: why the chosen batch cannot run ('' when it fits).
+        budget: the serving stack's budget of each card, which the largest batch's help names.
     """
     at = tr("At batch {batch}.", batch=f"{serving.batch:,}")
     labels = (tr("Time to first token"), tr("Time per output token"), tr("Tokens/s per user"), tr("Tokens/s in total"))
@@ -171,11 +174,11 @@ def metric_rows(
         ]
     else:
         first = [_not_run(label, reason) for label in labels]
-    return [first, _limit_metrics(serving, knee, fit, target_ms, reason)]
+    return [first, _limit_metrics(serving, knee, fit, target_ms, reason, budget)]
 
 
 def _limit_metrics(
-    serving: InferenceEstimate, knee: Knee, fit: LatencyFit, target_ms: float, reason: str
+    serving: InferenceEstimate, knee: Knee, fit: LatencyFit, target_ms: float, reason: str, budget: ServingBudget
 ) -> list[dict[str, Any]]:
     """The second row: the knee, the largest batch that fits, and the largest batch within the target."""
     largest = {
@@ -184,7 +187,7 @@ def _limit_metrics(
         **(_quiet(tr("nothing fits")) if serving.max_batch < 1 else {}),
         "help": tr(
             "Concurrent sequences per replica that fit at this prompt + output length. {budget}",
-            budget=budget_text(),
+            budget=budget_text(budget),
         ),
     }
     if serving.max_batch < 1:
@@ -296,20 +299,21 @@ def throughput_takeaway(fit: LatencyFit, knee: Knee, target_ms: float, first: Ba
     )
 
 
-def misfit_reason(serving: InferenceEstimate, capacity_bytes: float) -> str:
+def misfit_reason(serving: InferenceEstimate, capacity_bytes: float, budget: ServingBudget) -> str:
     """Say why a chosen batch that does not fit cannot run, when smaller batches do (the engine's budget).
 
     When not even one sequence fits, the serving verdict's reason says why (``verdict_reason``).
 
     Args:
         serving: the estimate at the chosen batch (it does not fit).
-        capacity_bytes: what the card can allocate; the budget is the engine's :func:`serving_capacity` of it.
+        capacity_bytes: what the card can allocate.
+        budget: the serving stack's budget of it (``Estimate.resolved.serving_budget``).
     """
     return tr(
         "batch {batch} needs {needed} per card, more than the {budget} a server uses; at most {largest} fit",
         batch=f"{serving.batch:,}",
         needed=bytes_gb(serving.memory_per_gpu.total),
-        budget=bytes_gb(serving_capacity(capacity_bytes)),
+        budget=bytes_gb(budget.of(capacity_bytes)),
         largest=f"{serving.max_batch:,}",
     )
 

@@ -125,13 +125,15 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: 
     if serving.fits:
         reason = ""
     elif verdict.runs:
-        reason = misfit_reason(serving, gpu.capacity_bytes)
+        reason = misfit_reason(serving, gpu.capacity_bytes, result.resolved.serving_budget)
     else:
         reason = verdict_reason(verdict, gpu.short_name, scenario.precision)  # the Overview's words
     title = tr(
         "{model} on {cards} × {gpu}", model=result.inputs["model_name"], cards=f"{scenario.cards:,}", gpu=gpu.short_name
     )
-    metrics = metric_rows(serving, chosen, knee, fit, target_ms, scenario.prompt_len, reason)
+    metrics = metric_rows(
+        serving, chosen, knee, fit, target_ms, scenario.prompt_len, reason, result.resolved.serving_budget
+    )
     return TokensView(
         title=title,
         tag=tr("Tokens/s · {scenario}", scenario=scenario_tag(result)),

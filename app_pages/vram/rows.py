@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from model import Estimate, serving_capacity
+from model import Estimate
 from model.analyses.fit import KnobSweep, LoadPoint
 from ui.controls import MICRO_BATCH_OPTIONS, RECOMPUTE_OPTIONS, TP_OPTIONS, ZERO_OPTIONS
 from ui.format import bytes_gb
@@ -188,7 +188,7 @@ def inference_metrics(result: Estimate, context: float) -> list[dict[str, Any]]:
             "help": tr(
                 "Of the {budget} a server uses per card ({capacity} usable): {batch} sequences of {context} tokens "
                 "on {replica}.",
-                budget=bytes_gb(serving_capacity(capacity)),
+                budget=bytes_gb(result.resolved.serving_budget.of(capacity)),
                 capacity=bytes_gb(capacity),
                 batch=f"{inference.batch:,}",
                 context=f"{scenario.prompt_len + scenario.output_len:,}",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from model import Estimate, TrainingMemory, serving_capacity, training_refused
+from model import Estimate, TrainingMemory, training_refused
 from model.analyses.fit import KnobSweep, largest_component
 from ui.format import bytes_gb, duration
 from ui.i18n import tr, translatable
@@ -144,8 +144,8 @@ def inference_takeaway(result: Estimate, context: float) -> str:
     capacity = result.resolved.gpu.capacity_bytes
     budget = tr(
         "{reserve} Here that is {budget} of the card's {capacity}.",
-        reserve=budget_text(),
-        budget=bytes_gb(serving_capacity(capacity)),
+        reserve=budget_text(result.resolved.serving_budget),
+        budget=bytes_gb(result.resolved.serving_budget.of(capacity)),
         capacity=bytes_gb(capacity),
     )
     if not largest:

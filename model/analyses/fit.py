@@ -196,7 +196,7 @@ class _Replica(NamedTuple):
         """
         load = serving_load(self.resolved)._replace(context=float(prompt_len + output_len), prompt_len=prompt_len)
         memory = inference_memory(self.resolved.arch, load, batch=batch, tp=self.tp, pp=self.pp, ep=self.ep)
-        return serving_fits(memory, self.resolved.gpu.capacity_bytes), memory
+        return serving_fits(memory, self.resolved.gpu.capacity_bytes, load.budget), memory
 
 
 def _serving_replica(result: Estimate) -> _Replica:
@@ -321,7 +321,7 @@ def largest_inference_context(given: Given, catalog: Catalog | None = None, batc
     if replica.resolved.arch.sliding_window and probe(TOKEN_LIMIT)[0]:
         return math.inf
     current = scenario.prompt_len + scenario.output_len
-    capacity = serving_capacity(replica.resolved.gpu.capacity_bytes)
+    capacity = serving_capacity(replica.resolved.gpu.capacity_bytes, replica.resolved.serving_budget)
     guess = _secant_guess(probe, current, capacity) if 2 * current < TOKEN_LIMIT else None
     largest = largest_passing(lambda tokens: probe(tokens)[0], 2, TOKEN_LIMIT, guess)
     return float(largest) if largest >= 2 else 0.0

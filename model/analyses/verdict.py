@@ -25,7 +25,7 @@ from typing import Final, Literal, NamedTuple, get_args
 
 from model.analyses.compare import fewest_serving_cards
 from model.analyses.fit import largest_inference_context, largest_training_seq_len, training_shape, with_context
-from model.catalog import Catalog, default_catalog
+from model.catalog import Catalog, ServingBudget, default_catalog
 from model.estimate import estimate, training_refused
 from model.inference import Offload
 from model.limits import ScenarioError
@@ -85,6 +85,8 @@ class Verdict(NamedTuple):
     lightest_bytes: float | None = None
     """Training that fits: memory per card on the same layout with every layer recomputed, the least it
     can take (the search fills the card with the fastest setting that fits); None for serving."""
+    serving_budget: ServingBudget = ServingBudget()
+    """Serving: what the scenario's stack lets itself use of each card (``budget.of(capacity_bytes)``)."""
 
 
 def goal_scenario(scenario: Scenario, goal: Goal) -> Scenario:
@@ -113,12 +115,13 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     one = with_batch(scenario, 1)
     result = estimate(one, cat)
     capacity = result.resolved.gpu.capacity_bytes
+    budget = result.resolved.serving_budget
     inference = result.inference
     needed = inference.memory_per_gpu.total
     split = inference.offload if inference.offload.mode != "none" or not inference.fits else None
     if inference.fits:
         rate = inference.decode_tokens_per_s_per_user
-        return Verdict("serve", True, None, needed, capacity, (), inference.verdict, split, rate)
+        return Verdict("serve", True, None, needed, capacity, (), inference.verdict, split, rate, None, budget)
     fixes: list[Fix | None] = []
     cards = fewest_serving_cards(one, cat)
     if cards is not None and cards > scenario.cards:
@@ -130,7 +133,7 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:
         fixes.append(_checked(with_context(one, int(context)), "context", int(context), "inference", cat))
     found = tuple(fix for fix in fixes if fix is not None)
-    return Verdict("serve", False, None, needed, capacity, found, inference.verdict, split)
+    return Verdict("serve", False, None, needed, capacity, found, inference.verdict, split, serving_budget=budget)
 
 
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:

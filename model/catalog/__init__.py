@@ -33,13 +33,22 @@ from model.catalog.schema import (
     price_from_row,
     short_name,
 )
-from model.catalog.stacks import STACK_IDS, Platform, Stack, StackId, read_stacks
+from model.catalog.stacks import (
+    SERVING_MEMORY_FRACTION,
+    STACK_IDS,
+    Platform,
+    ServingBudget,
+    Stack,
+    StackId,
+    read_stacks,
+)
 
 __all__ = [
     "DATA_DIR",
     "DRIVER_RESERVED_BYTES",
     "MAX_USER_CATALOG_BYTES",
     "SAFE_LOADER",
+    "SERVING_MEMORY_FRACTION",
     "STACK_IDS",
     "ApiPrice",
     "Catalog",
@@ -48,6 +57,7 @@ __all__ = [
     "Link",
     "ModelPreset",
     "Platform",
+    "ServingBudget",
     "Shape",
     "Stack",
     "StackId",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, NamedTuple, get_args
 
 from model.catalog._rows import CatalogError, Row, quoted, rows_of, unique_by_id
 
@@ -21,6 +21,7 @@ __all__ = [
     "MULTI_CARD",
     "PLATFORM_CONSTANTS",
     "PLATFORM_IDS",
+    "SERVING_MEMORY_FRACTION",
     "SPLITS",
     "STACK_CONSTANTS",
     "STACK_IDS",
@@ -28,6 +29,7 @@ __all__ = [
     "Family",
     "MultiCard",
     "Platform",
+    "ServingBudget",
     "Split",
     "Stack",
     "StackId",
@@ -56,6 +58,30 @@ StackId = Literal[
 STACK_IDS: Final[tuple[StackId, ...]] = get_args(StackId)
 """Every stack a scenario may name (data/stacks.yaml has one row for each)."""
 PLATFORM_IDS: Final[tuple[str, ...]] = ("cuda", "rocm", "synapseai", "xla", "cann", "metal", "cpu")
+SERVING_MEMORY_FRACTION = 0.9
+"""Share of a card's memory a serving engine lets itself use for weights, activations and KV cache:
+vLLM's gpu_memory_utilization and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction both
+default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). The rest is the
+server's reserve (CUDA graphs, the allocator's fragmentation, other processes). It is typical's
+serving budget; a stack that allocates only what it needs says so (:class:`ServingBudget`)."""
+
+
+class ServingBudget(NamedTuple):
+    """What a serving stack lets itself use of each card: a share of it, less a fixed reserve.
+
+    A data-centre server takes a share up front (vLLM's gpu_memory_utilization 0.9); a desk runner
+    allocates exactly its weights, cache and buffers and leaves only a margin (llama.cpp's --fit
+    keeps 1 GiB free per device).
+    """
+
+    fraction: float = SERVING_MEMORY_FRACTION
+    reserve_bytes: float = 0.0
+
+    def of(self, capacity_bytes: float) -> float:
+        """Return the bytes of a card of ``capacity_bytes`` this budget lets the stack use."""
+        return capacity_bytes * self.fraction - self.reserve_bytes
+
+
 MultiCard = Literal["search", "all", "fill", "fit_one"]
 MULTI_CARD: Final[tuple[MultiCard, ...]] = get_args(MultiCard)
 Split = Literal["tensor", "layer"]
@@ -139,6 +165,8 @@ class Stack:
     """The :class:`Family` it belongs to ("" for none)."""
     family_constants: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     """Its family's constants, which its own override (filled from the family when the file is read)."""
+    serving_budget: ServingBudget = field(default_factory=ServingBudget)
+    """What it lets itself use of each card when it serves (``memory_fraction``, ``memory_reserve_gib``)."""
 
     @property
     def effective_constants(self) -> Mapping[str, float]:
@@ -245,7 +273,19 @@ def _stack(row: Row) -> Stack:
         on_platforms=on_platforms,
         platform_fitted=platform_fitted,
         family=row.text("family", required=False),
+        serving_budget=_budget(row),
     )
+
+
+def _budget(row: Row) -> ServingBudget:
+    """Read a stack's serving budget: its share of each card (typical's 0.9 unless said) less a reserve in GiB."""
+    fraction = row.raw.get("memory_fraction", SERVING_MEMORY_FRACTION)
+    reserve = row.raw.get("memory_reserve_gib", 0.0)
+    if not isinstance(fraction, (int, float)) or not 0.5 <= fraction <= 1.0:
+        raise row.fail("memory_fraction", "a share of the card from 0.5 to 1")
+    if not isinstance(reserve, (int, float)) or not 0.0 <= reserve <= 16.0:
+        raise row.fail("memory_reserve_gib", "GiB from 0 to 16")
+    return ServingBudget(float(fraction), float(reserve) * 2.0**30)
 
 
 def _family(row: Row) -> Family:

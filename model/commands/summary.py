@@ -38,8 +38,9 @@ def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | Non
     if verdict.refusal == "untrainable_precision":
         precision = result.resolved.precision
         return f"not run: {precision} is a weight format for serving, not trained, so no time or cost{remedy}"
+    budget = serving_capacity(capacity, result.resolved.serving_budget)
     room = (
-        f"a server budgets {format_gb(serving_capacity(capacity))} of the card's {format_gb(capacity)}"
+        f"a server budgets {format_gb(budget)} of the card's {format_gb(capacity)}"
         if goal == "serve"
         else f"the card has {format_gb(capacity)}"
     )

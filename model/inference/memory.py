@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from model.architecture import Architecture
+from model.catalog import SERVING_MEMORY_FRACTION, ServingBudget
 from model.memory import LOGIT_BYTES, PREFILL_CHUNK_TOKENS, RUNTIME_BYTES
 from model.precision import bytes_per_element
 from model.precision.formats import weight_breakdown
@@ -21,6 +22,7 @@ from model.scenario import MAX_BATCH
 
 __all__ = [
     "SERVING_MEMORY_FRACTION",
+    "TYPICAL_BUDGET",
     "InferenceMemory",
     "ServingLoad",
     "inference_memory",
@@ -31,27 +33,27 @@ __all__ = [
     "serving_fits",
 ]
 
-SERVING_MEMORY_FRACTION = 0.9
-"""Share of a card's memory a serving engine lets itself use for weights, activations and KV cache:
-vLLM's gpu_memory_utilization and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction both
-default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). The rest is the
-server's reserve (CUDA graphs, the allocator's fragmentation, other processes). It is the one
-serving budget: whether a batch fits, the largest batch, the fewest cards and every fix ask it."""
+TYPICAL_BUDGET = ServingBudget()
+"""A data-centre server's budget: SERVING_MEMORY_FRACTION of each card."""
 
 
-def serving_capacity(capacity_bytes: float) -> float:
-    """Return the bytes of a card of ``capacity_bytes`` a serving engine budgets (SERVING_MEMORY_FRACTION)."""
-    return capacity_bytes * SERVING_MEMORY_FRACTION
+def serving_capacity(capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDGET) -> float:
+    """Return the bytes of a card of ``capacity_bytes`` a serving stack budgets (typical's: SERVING_MEMORY_FRACTION).
+
+    It is the one serving budget: whether a batch fits, the largest batch, the fewest cards and every
+    fix ask it, with the scenario's stack's budget (:attr:`model.catalog.Stack.serving_budget`).
+    """
+    return budget.of(capacity_bytes)
 
 
-def serving_fits(memory: InferenceMemory, capacity_bytes: float) -> bool:
+def serving_fits(memory: InferenceMemory, capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDGET) -> bool:
     """Return whether a serving card's ``memory`` fits a card of ``capacity_bytes``: the one serving rule.
 
-    Within the server's budget (:func:`serving_capacity`), not the whole card: the same test sets
+    Within the stack's budget (:func:`serving_capacity`), not the whole card: the same test sets
     the largest batch (:func:`max_batch_that_fits` solves it), so "fits" and "the most that fit"
     never disagree.
     """
-    return memory.total <= serving_capacity(capacity_bytes)
+    return memory.total <= serving_capacity(capacity_bytes, budget)
 
 
 class ServingLoad(NamedTuple):
@@ -63,6 +65,8 @@ class ServingLoad(NamedTuple):
     """Tokens each sequence holds at its end: prompt plus output."""
     prompt_len: int
     runtime_bytes: float = RUNTIME_BYTES
+    budget: ServingBudget = TYPICAL_BUDGET
+    """What the serving stack lets itself use of each card."""
 
 
 class InferenceMemory(NamedTuple):
@@ -139,7 +143,7 @@ def max_batch_that_fits(
     sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
     With attention data parallelism the solve is per card and the replica holds ``ep`` times it.
     """
-    budget = serving_capacity(capacity_bytes)
+    budget = serving_capacity(capacity_bytes, load.budget)
     prompt_len = load.prompt_len
     fixed = card_weight_bytes(arch, load.precision, tp=tp, pp=pp, ep=ep) + load.runtime_bytes
     activation = arch.stats.activation_bytes_per_token_layer / tp
@@ -153,7 +157,7 @@ def max_batch_that_fits(
     batch = int(min(max(candidates) * ep, MAX_BATCH))  # solved per card; each of ep cards holds its share
 
     def fits(b: int) -> bool:
-        return serving_fits(inference_memory(arch, load, batch=b, tp=tp, pp=pp, ep=ep), capacity_bytes)
+        return serving_fits(inference_memory(arch, load, batch=b, tp=tp, pp=pp, ep=ep), capacity_bytes, load.budget)
 
     # Floating-point rounding at the boundary: settle on the exact largest batch.
     while batch > 0 and not fits(batch):

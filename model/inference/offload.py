@@ -212,7 +212,7 @@ def offload_needs(r: Resolved, load: ServingLoad, *, tp: int, pp: int, batch: in
     """
     z = _sizes(r.arch, load, batch, tp, pp)
     spare = host_budget(r.host) if r.host is not None else 0.0
-    needed, has = _needs(z, r.arch.layers, serving_capacity(capacity_bytes), spare)
+    needed, has = _needs(z, r.arch.layers, serving_capacity(capacity_bytes, load.budget), spare)
     return Offload("none", r.arch.layers, r.arch.layers, 0, True, 0.0, 0.0, spare, needed, has)
 
 
@@ -230,7 +230,7 @@ def place_offload(
         return None
     arch = r.arch
     z = _sizes(arch, load, batch, tp, pp)
-    budget = serving_capacity(capacity_bytes)
+    budget = serving_capacity(capacity_bytes, load.budget)
     spare = host_budget(host)
     layers = arch.layers
     w = z.weights

@@ -160,7 +160,9 @@ def serving_layouts(
         replicas = 1 if policy.one_instance else max(1, cards // (t * p * e))
         each = -(-concurrency // replicas) if concurrency else batch
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
-        candidate = InferencePlan(t, p, replicas, memory, serving_fits(memory, capacity_bytes), e, each, concurrency)
+        candidate = InferencePlan(
+            t, p, replicas, memory, serving_fits(memory, capacity_bytes, load.budget), e, each, concurrency
+        )
         if candidate.fits:
             fitting.append(candidate)
         elif fallback is None or memory.total < fallback.memory.total:
@@ -204,7 +206,7 @@ def _one_instance(
     last: InferencePlan | None = None
     for t, p, e in shapes:
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
-        last = InferencePlan(t, p, 1, memory, serving_fits(memory, capacity_bytes), e, each, concurrency)
+        last = InferencePlan(t, p, 1, memory, serving_fits(memory, capacity_bytes, load.budget), e, each, concurrency)
         if last.fits:
             return [last]
     if concurrency:
@@ -233,7 +235,9 @@ def _queued_layouts(
         replicas = 1 if one_instance else max(1, cards // (t * p * e))
         memory = inference_memory(arch, load, batch=most, tp=t, pp=p, ep=e)
         waiting = max(0, concurrency - replicas * most)
-        fits = serving_fits(memory, capacity_bytes)  # true by max_batch_that_fits: the one rule, asked again
+        fits = serving_fits(
+            memory, capacity_bytes, load.budget
+        )  # true by max_batch_that_fits: the one rule, asked again
         queued.append(InferencePlan(t, p, replicas, memory, fits, e, most, concurrency, waiting))
     return queued
 
@@ -323,6 +327,7 @@ def serving_load(r: Resolved) -> ServingLoad:
         context=float(s.prompt_len + s.output_len),
         prompt_len=s.prompt_len,
         runtime_bytes=runtime_bytes(r.gpu.host_link),
+        budget=r.serving_budget,
     )
 
 

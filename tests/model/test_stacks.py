@@ -153,3 +153,15 @@ def test_the_command_line_takes_the_stack_and_lists_the_stacks(capsys: pytest.Ca
         main(["estimate", "--gpu", "mi300x", "--stack", "trtllm"])
     assert exited.value.code == 2
     assert "argument --stack" in capsys.readouterr().err
+
+
+def test_a_desk_runner_budgets_all_but_its_margin_and_a_server_ninety_percent():
+    """llama.cpp allocates what it needs and --fit keeps 1024 MiB free per card; vLLM takes 0.9 of the card."""
+    seventy = Scenario(model="llama-3.1-70b", precision="q4_k_m", gpu="rtx-4090", cards=2, batch=1)
+    desk = estimate(dataclasses.replace(seventy, stack="llamacpp")).resolved
+    server = estimate(dataclasses.replace(seventy, stack="vllm")).resolved
+    card = desk.gpu.capacity_bytes
+    assert desk.serving_budget.of(card) == card - 2**30
+    assert server.serving_budget.of(card) == 0.9 * card
+    # More room on the card: at least as many sequences of the same context fit on the same layout.
+    assert estimate(dataclasses.replace(seventy, stack="llamacpp", batch="max")).inference.max_batch >= 3

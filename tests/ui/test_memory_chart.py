@@ -1,6 +1,6 @@
 """The memory breakdown chart the Overview and the VRAM page share: the card, and the server's budget beside it."""
 
-from model import default_catalog, serving_capacity
+from model import Scenario, default_catalog, estimate, serving_capacity
 from ui.charts import _fill, _template
 from ui.memory_chart import memory_breakdown_chart
 from ui.memory_rows import limits_caption, serving_budget_row
@@ -11,8 +11,8 @@ CAPACITY = [{"gb": 80.0, "label": "H100: 80 GB"}]
 def test_the_memory_chart_marks_the_servers_budget_beside_the_card():
     parts = [{"workload": "Inference", "component": "KV cache", "gb": 40.0, "order": 5}]
     gpu = default_catalog().gpus["rtx-4090"]
-    budget = serving_budget_row(gpu)
-    assert budget[0]["gb"] == serving_capacity(gpu.capacity_bytes) / 1e9  # the engine's one budget
+    budget = serving_budget_row(gpu, estimate(Scenario(gpu="rtx-4090")).resolved.serving_budget)
+    assert budget[0]["gb"] == serving_capacity(gpu.capacity_bytes) / 1e9  # the engine's one budget (typical's)
     assert "90%" in budget[0]["label"] and f"{gpu.capacity_bytes / 1e9:,.1f} GB" in budget[0]["label"]
     spec = memory_breakdown_chart(parts=parts, capacity=CAPACITY, budget=budget).to_dict()
     rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]

@@ -135,8 +135,9 @@ def test_the_clamp_note_keeps_the_batch_the_link_asked_for():
 
 def test_metrics_and_takeaway_say_what_the_target_allows():
     fit = largest_batch_within_latency(SCENARIO, None, 0.05)
-    serving = estimate(dataclasses.replace(SCENARIO, batch=POINTS[3].batch)).inference
-    rows = metric_rows(serving, POINTS[3], KNEE, fit, 50.0, 128, "")
+    result = estimate(dataclasses.replace(SCENARIO, batch=POINTS[3].batch))
+    serving = result.inference
+    rows = metric_rows(serving, POINTS[3], KNEE, fit, 50.0, 128, "", result.resolved.serving_budget)
     values = {metric["label"]: metric["value"] for row in rows for metric in row}
     assert values["Batch within target"] == f"{fit.batch:,}"
     assert values["Time per output token"].endswith("ms")
@@ -147,12 +148,22 @@ def test_metrics_and_takeaway_say_what_the_target_allows():
 
 def test_nothing_that_does_not_fit_gets_a_time_or_a_rate():
     too_big = Scenario(model="llama-3.1-405b", gpu="rtx-4090", cards=1, batch=32)
-    serving = estimate(too_big).inference
+    result = estimate(too_big)
+    serving = result.inference
     assert not serving.fits and serving.max_batch == 0
     replica = {"replica_for": "scenario"}
     point = batch_sweep(too_big, None, [32], **replica)[0]
     fit = largest_batch_within_latency(too_big, None, 0.05, **replica)
-    rows = metric_rows(serving, point, knee_batch(too_big, None, **replica), fit, 50.0, 1024, "it does not fit")
+    rows = metric_rows(
+        serving,
+        point,
+        knee_batch(too_big, None, **replica),
+        fit,
+        50.0,
+        1024,
+        "it does not fit",
+        result.resolved.serving_budget,
+    )
     values = {metric["label"]: metric["value"] for row in rows for metric in row}
     assert values.pop("Largest batch") == "0"
     assert set(values.values()) == {"—"}
@@ -171,8 +182,9 @@ def test_the_caption_says_the_batch_is_per_replica_and_how_many_that_is_in_all()
 
 
 def test_the_tooltips_round_as_the_metrics_do():
-    serving = estimate(dataclasses.replace(SCENARIO, batch=POINTS[3].batch)).inference
-    rows = metric_rows(serving, POINTS[3], KNEE, largest_batch_within_latency(SCENARIO, None, 0.05), 50.0, 128, "")
+    result = estimate(dataclasses.replace(SCENARIO, batch=POINTS[3].batch))
+    fit = largest_batch_within_latency(SCENARIO, None, 0.05)
+    rows = metric_rows(result.inference, POINTS[3], KNEE, fit, 50.0, 128, "", result.resolved.serving_budget)
     values = {metric["label"]: metric["value"] for row in rows for metric in row}
     ring = chosen_rows(POINTS[3])[0]
     assert ring["tpot_text"] == values["Time per output token"]
