@@ -353,6 +353,8 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
         notes.append(Note("gpus_per_node_capped", capped))
     if r.price_per_gpu_hour is None:
         notes.append(Note("no_price", {"gpu": r.gpu.name}))
+    if scenario.stack != r.stack.id:
+        notes.append(Note("stack_implied", {"stack": r.stack.name, "precision": r.precision, "gpu": r.gpu.name}))
     trained = efficiency_variants(training_efficiencies(r.stack, r.platform, efficiencies))
     served = efficiency_variants(serving_efficiencies(r.stack, r.platform, efficiencies))
     training, training_ranges = _training(r, trained, notes)

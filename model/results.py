@@ -185,6 +185,9 @@ NOTES: dict[str, str] = {
         "inference does not fit: needs {needed} per card, a server budgets {budget} of the card's {capacity}"
         " (at most {most} sequences fit)"
     ),
+    "stack_implied": (
+        "software not said: {precision} on {gpu} is estimated as {stack} runs it; name a stack to change that"
+    ),
     "inference_queued": (
         "{queued} of {concurrency} sequences wait for a slot: each replica runs the {running} that fit,"
         " and a sequence waits {wait} on average before its first token"

@@ -33,7 +33,7 @@ from model.catalog import (
 from model.limits import ScenarioError, check_choice, check_ranges
 from model.precision import KV_PRECISIONS, PRECISIONS, KvPrecision, Precision, default_kv_precision
 from model.pricing import PriceQuote, market_rent_ratio, rental_price
-from model.stacks import check_stack, platform_of, serving_stack, stack_of
+from model.stacks import check_stack, implied_stack, platform_of, serving_stack, stack_of
 
 __all__ = [
     "ADAPTER_NAMES",
@@ -437,7 +437,8 @@ def _look_up(s: Scenario, cat: Catalog) -> Resolved:
     gpu = cat.gpus.get(s.gpu)
     if gpu is None:
         raise ScenarioError("gpu", s.gpu, f"one of {', '.join(cat.gpus)}")
-    stack, platform = stack_of(cat, s.stack), platform_of(cat, gpu)
+    platform = platform_of(cat, gpu)
+    stack = stack_of(cat, implied_stack(cat, s.stack, s.precision, gpu))
     check_stack(stack, platform, gpu)
     scale_up = cat.interconnects.get(s.interconnect or gpu.scale_up)
     if scale_up is None:

@@ -32,6 +32,7 @@ from model.catalog import Catalog, Gpu, Platform, Stack
 from model.catalog.stacks import MultiCard, Split, with_families
 from model.efficiency import Efficiencies, RangeMoves, moved
 from model.limits import ScenarioError
+from model.precision.formats import FORMATS
 
 __all__ = [
     "CUDA",
@@ -39,6 +40,7 @@ __all__ = [
     "TYPICAL",
     "ServingPolicy",
     "check_stack",
+    "implied_stack",
     "platform_constants",
     "platform_of",
     "runs_on",
@@ -46,6 +48,7 @@ __all__ = [
     "serving_policy",
     "serving_stack",
     "stack_of",
+    "stack_there",
     "stacks_for",
     "training_efficiencies",
     "training_knobs",
@@ -73,6 +76,29 @@ CUDA = Platform(id="cuda", name="CUDA", vendors=("NVIDIA",), source="the referen
 def stack_of(catalog: Catalog, ident: str) -> Stack:
     """Return the catalog's profile of stack ``ident`` (typical's when the catalog has no stacks)."""
     return catalog.stacks.get(ident, TYPICAL) if catalog.stacks else TYPICAL
+
+
+DESK_RUNNER = "llamacpp"
+"""The stack a GGUF file or a Mac implies when the user does not say (:func:`implied_stack`)."""
+
+
+def implied_stack(catalog: Catalog, ident: str, precision: str, gpu: Gpu) -> str:
+    """Return the stack that runs the scenario: the one named, or for "typical" the one its inputs imply.
+
+    A GGUF file (q4_k_m, q8_0, ...) is llama.cpp's own format: llama.cpp runs it, or Ollama and LM
+    Studio on llama.cpp's engine (vLLM's GGUF loader is experimental and unoptimised, its docs say), so
+    "typical" for one is llama.cpp's profile. On Apple silicon (the Metal platform) no data-centre
+    server runs; llama.cpp's Metal build is what Ollama and LM Studio run by default. Anything else,
+    and a platform llama.cpp does not run on, stays typical: the engine as calibrated over every
+    measurement.
+    """
+    desk = catalog.stacks.get(DESK_RUNNER)
+    if ident != TYPICAL.id or desk is None:
+        return ident
+    platform = platform_of(catalog, gpu)
+    if (is_gguf(precision) or platform.id == "metal") and runs_on(desk, platform, gpu):
+        return DESK_RUNNER
+    return ident
 
 
 def platform_of(catalog: Catalog, gpu: Gpu) -> Platform:
@@ -105,6 +131,15 @@ def stacks_for(catalog: Catalog, gpu_id: str, goal: str) -> tuple[str, ...]:
         if (stack.serves if serving else stack.trains) and runs_on(stack, platform, gpu)
     ]
     return (TYPICAL.id, *(ident for ident in found if ident != TYPICAL.id))
+
+
+def stack_there(catalog: Catalog, ident: str, gpu_id: str) -> str:
+    """Return ``ident`` if that stack runs on GPU ``gpu_id``, else typical.
+
+    The same model on another device (the seeds' laptop and CPU beside the scenario's cards) runs what runs there.
+    """
+    gpu = catalog.gpus[gpu_id]
+    return ident if runs_on(stack_of(catalog, ident), platform_of(catalog, gpu), gpu) else TYPICAL.id
 
 
 def check_stack(stack: Stack, platform: Platform, gpu: Gpu) -> None:
@@ -210,6 +245,12 @@ def serving_efficiencies(stack: Stack, platform: Platform, eff: Efficiencies) ->
 def training_efficiencies(stack: Stack, platform: Platform, eff: Efficiencies) -> Efficiencies:
     """Return ``eff`` as the stack trains on the platform (the platform's constants; no stack fits training ones)."""
     return _applied(eff, training_stack(stack), platform, False)
+
+
+def is_gguf(precision: str) -> bool:
+    """Whether ``precision`` is one of llama.cpp's GGUF weight formats."""
+    found = FORMATS.get(precision)
+    return found is not None and found.family == "gguf"
 
 
 class ServingPolicy(NamedTuple):

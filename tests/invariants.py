@@ -311,6 +311,8 @@ class Outcome(NamedTuple):
     """The model's shape, to size its tensors in each format (model.precision.formats.weight_breakdown)."""
     budget: ServingBudget = ServingBudget()
     """What the scenario's serving stack lets itself use of each card (``resolved.serving_budget``)."""
+    stack: str = "typical"
+    """The stack that runs it (``resolved.stack.id``): the one named, or the one its inputs imply."""
 
     @property
     def training(self) -> dict[str, Any]:
@@ -341,6 +343,7 @@ def observe(scenario: Scenario) -> Outcome:
         bool(resolved.gpu.tdp_w),
         resolved.arch,
         resolved.serving_budget,
+        resolved.stack.id,
     )
 
 
@@ -931,6 +934,10 @@ def check_lower_precision_tpot(higher: Outcome, lower: Outcome) -> list[str]:
     its FLOPs rate, not the bytes it reads: batch-1 decoding needs no exemption for it and gets none.
     """
     h, lo = higher.inference, lower.inference
+    if higher.stack != lower.stack:
+        # Different software (a GGUF file left "typical" runs as llama.cpp runs it, another format as a
+        # server): its kernels, its split over the cards and its budget differ, so no order holds.
+        return []
     if not (h["fits"] and lo["fits"]):
         if h["fits"] and not lo["fits"] and not _holds_more(lower, higher):
             return [f"{higher.scenario.precision} serves one user, {lower.scenario.precision} does not fit"]

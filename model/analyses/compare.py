@@ -14,6 +14,7 @@ from model.estimate import estimate
 from model.layouts.serving import serving_layouts, serving_load
 from model.results import Estimate
 from model.scenario import Resolved, Scenario, resolve, with_batch
+from model.stacks import stack_there
 
 __all__ = [
     "SEED_CPU_ID",
@@ -140,10 +141,14 @@ def cpu_versus_gpu(scenario: Scenario, catalog: Catalog | None = None) -> TokenT
     replica = estimate(one_user, catalog).inference
     single = dataclasses.replace(one_user, cards=1, tp=None, pp=None, dp=None, ep=None, attention_dp=None)
     card = estimate(single, catalog).inference
-    cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID), catalog).inference
-    # The laptop computes from its own memory: no host memory to offload to, whatever the scenario's.
-    laptop_scenario = dataclasses.replace(single, gpu=SEED_LAPTOP_ID, host_memory_gb=None, offload="auto")
-    laptop = estimate(laptop_scenario, catalog).inference if SEED_LAPTOP_ID in catalog.gpus else None
+    cpu_stack = stack_there(catalog, single.stack, SEED_CPU_ID)
+    cpu = estimate(dataclasses.replace(single, gpu=SEED_CPU_ID, stack=cpu_stack), catalog).inference
+    laptop = None
+    if SEED_LAPTOP_ID in catalog.gpus:
+        # The laptop computes from its own memory: no host memory to offload to, whatever the scenario's.
+        laptop_stack = stack_there(catalog, single.stack, SEED_LAPTOP_ID)
+        moved = dataclasses.replace(single, gpu=SEED_LAPTOP_ID, host_memory_gb=None, offload="auto", stack=laptop_stack)
+        laptop = estimate(moved, catalog).inference
     laptop_fits = laptop is not None and laptop.fits
     fits = replica.fits
     return TokenTimeComparison(

@@ -20,12 +20,21 @@ def test_the_picker_lists_what_runs_on_the_gpu_for_the_goal_typical_first():
 
 
 def test_a_named_stack_changes_the_answer_and_the_link_keeps_it():
-    typical = open_page("overview", **EIGHT_Q4_ON_A_4090)
+    server = open_page("overview", stack="vllm", **EIGHT_Q4_ON_A_4090)
     desk = open_page("overview", stack="llamacpp", **EIGHT_Q4_ON_A_4090)
     assert desk.session_state["stack"] == "llamacpp"
-    assert all(at.success[0].value.startswith("**Serving fits**") for at in (typical, desk))
-    speeds = [[metric.value for metric in at.metric] for at in (typical, desk)]
+    assert all(at.success[0].value.startswith("**Serving fits**") for at in (server, desk))
+    speeds = [[metric.value for metric in at.metric] for at in (server, desk)]
     assert speeds[0] != speeds[1]  # the desk runner's kernels read 4-bit weights faster
+
+
+def test_a_gguf_file_left_typical_runs_as_llama_cpp_and_says_so():
+    typical = open_page("overview", **EIGHT_Q4_ON_A_4090)
+    desk = open_page("overview", stack="llamacpp", **EIGHT_Q4_ON_A_4090)
+    assert typical.session_state["stack"] == "typical"
+    assert [metric.value for metric in typical.metric] == [metric.value for metric in desk.metric]
+    notes = " ".join(element.value for element in typical.markdown).replace("\\", "")  # markdown escapes
+    assert "software not said: q4_k_m on NVIDIA GeForce RTX 4090 is estimated as llama.cpp runs it" in notes
 
 
 def test_a_stack_off_its_platform_is_kept_and_refused_plainly():

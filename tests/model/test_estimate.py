@@ -4,7 +4,7 @@ import dataclasses
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from model import Scenario, default_catalog, estimate, parse_user_catalog
@@ -49,6 +49,9 @@ def test_the_json_has_every_key_of_the_contract():
 @given(scenarios)
 def test_the_optimistic_efficiencies_give_the_fast_end_of_every_range(scenario):
     result = estimate(scenario, CATALOG)
+    # A named or implied stack's constants are applied first and the range moves from that set
+    # (model.stacks.serving_efficiencies), so only the engine's own profile has these exact ends.
+    assume(result.resolved.stack.id == "typical")
     # The range keeps the expected set's layouts: pin them, training and serving apart.
     training, serving = pinned_training(scenario, CATALOG), pinned_serving(scenario, CATALOG)
     hopeful = {part: estimate(pin, CATALOG, efficiencies=OPTIMISTIC) for part, pin in (("t", training), ("s", serving))}

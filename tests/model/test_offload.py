@@ -81,11 +81,12 @@ def test_the_split_is_monotone_in_the_cards_memory():
     rows = "\n".join(
         f"  - {{id: card-{gb}, name: Card {gb}, memory_gb: {gb}, memory_bandwidth_gb_per_s: 1000,"
         f" dense_tflops: {{bf16: 160}}, host_link: pcie-gen4, source: a test card}}"
-        for gb in (12, 16, 24, 32, 40, 48)
+        for gb in (12, 16, 24, 32, 40, 44)
     )
     catalog = CATALOG.merged(parse_user_catalog(f"gpus:\n{rows}\n"))
     on_card, rates = [], []
-    for gb in (12, 16, 24, 32, 40, 48):
+    # Up to 44 GB: run as llama.cpp runs a GGUF file (all but 1 GiB), 48 GB holds the 42.5 GB of weights whole.
+    for gb in (12, 16, 24, 32, 40, 44):
         inference = estimate(dataclasses.replace(LLAMA_70B_Q4, gpu=f"card-{gb}"), catalog).inference
         assert inference.verdict == "fits_with_offload", gb
         on_card.append(inference.offload.layers_on_card)

@@ -71,9 +71,9 @@ def test_llamacpp_on_two_cards_decodes_no_faster_per_token_than_one() -> None:
     assert one.inference.fits and two.inference.fits
     assert (two.inference.tp, two.inference.pp, two.inference.dp) == (1, 2, 1)
     assert two.inference.tpot_s >= one.inference.tpot_s
-    # The typical server instead splits every layer's matrices over both cards for one user.
-    typical = estimate(dataclasses.replace(DESK, cards=2)).inference
-    assert typical.tp == 2 and typical.tpot_s < one.inference.tpot_s
+    # A data-centre server instead splits every layer's matrices over both cards for one user.
+    server = estimate(dataclasses.replace(DESK, stack="vllm", cards=2)).inference
+    assert server.tp == 2 and server.tpot_s < one.inference.tpot_s
 
 
 def test_llamacpp_splits_layers_over_every_card_and_ollama_keeps_a_model_that_fits_on_one() -> None:
