@@ -61,6 +61,14 @@ def format_report(report: ValidationReport) -> str:
             errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
             inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
             lines.append(f"{score.kind[:19]:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
+    if report.unsaid:
+        lines.append("")
+        lines.append(
+            "with the software left unsaid (typical, or llama.cpp for a GGUF file or a Mac), as most users type it:"
+        )
+        for score in report.unsaid:
+            errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
+            lines.append(f"{score.kind[:19]:19} {score.entries:5} {errors} {'-':>9}  {score.worst_id}")
     return "\n".join(lines)
 
 

@@ -18,6 +18,7 @@ from model.estimate import estimate
 from model.memory import FRAGMENTATION, RUNTIME_BYTES
 from model.results import Estimate
 from model.scenario import resolve
+from model.stacks import TYPICAL
 from model.units import DAY_S, GB, GIB, TERA
 from model.validation.reference import CLASSES, KINDS, SERVING_KINDS, TRAINING_KINDS, Reference, load_references
 
@@ -47,6 +48,9 @@ class ValidationRow(NamedTuple):
     typed: float | None = None
     """The prediction from only what a user would type (:attr:`Reference.typed`); None: not a
     training run with a stated card count."""
+    unsaid: float | None = None
+    """The prediction with the software left unsaid (stack "typical", or what the inputs imply): what a
+    user gets who does not name the stack; None where the measurement names none (it is the prediction)."""
 
     @property
     def covered(self) -> bool | None:
@@ -64,6 +68,11 @@ class ValidationRow(NamedTuple):
     def typed_error(self) -> float | None:
         """The signed relative error of the prediction as a user would ask for it."""
         return None if self.typed is None else self.typed / self.reference.value - 1.0
+
+    @property
+    def unsaid_error(self) -> float:
+        """The signed relative error with the software left unsaid (the plain error where none is named)."""
+        return (self.predicted if self.unsaid is None else self.unsaid) / self.reference.value - 1.0
 
     @property
     def ratio(self) -> float:
@@ -99,6 +108,8 @@ class ValidationReport(NamedTuple):
     """The classes of run that cut across the kinds (:data:`~model.validation.reference.CLASSES`)."""
     stacks: tuple[KindScore, ...] = ()
     """The software each measurement names (``stack.name``), then the runs that name none ("not labelled")."""
+    unsaid: tuple[KindScore, ...] = ()
+    """Every kind, class and all together, each run predicted with its software left unsaid."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as plain data (for --json)."""
@@ -118,6 +129,8 @@ class ValidationReport(NamedTuple):
                     "in_range": row.covered,
                     "typed_predicted": row.typed,
                     "typed_error": row.typed_error,
+                    "unsaid_predicted": row.unsaid,
+                    "unsaid_error": row.unsaid_error,
                     "params": row.params,
                     "gpu": row.gpu,
                     "cards": row.cards,
@@ -139,6 +152,7 @@ class ValidationReport(NamedTuple):
             "typed_kinds": [score._asdict() for score in self.typed_kinds],
             "classes": [score._asdict() for score in self.classes],
             "stacks": [score._asdict() for score in self.stacks],
+            "unsaid": [score._asdict() for score in self.unsaid],
         }
 
 
@@ -272,15 +286,18 @@ def predict(reference: Reference, catalog: Catalog, efficiencies: Efficiencies =
     return Prediction(value, scaled[0], scaled[1])
 
 
-def _score(kind: str, rows: Iterable[ValidationRow], typed: bool = False) -> KindScore:
-    """Score ``rows``: the median and worst |error|, and how many ranges hold the measured value."""
-    signed = [(row.typed_error if typed else row.error, row) for row in rows]
+def _score(kind: str, rows: Iterable[ValidationRow], typed: bool = False, unsaid: bool = False) -> KindScore:
+    """Score ``rows``: the median and worst |error|, and how many ranges hold the measured value.
+
+    ``typed``: the predictions as a user types the run; ``unsaid``: with its software left unsaid.
+    """
+    signed = [(row.typed_error if typed else row.unsaid_error if unsaid else row.error, row) for row in rows]
     errors = [(abs(error), row) for error, row in signed if error is not None]
     if not errors:
         return KindScore(kind, 0, 0.0, 0.0, "")
     worst, worst_row = max(errors, key=lambda pair: pair[0])
     median = statistics.median(error for error, _ in errors)
-    ranged = [] if typed else [row.covered for _, row in errors if row.covered is not None]
+    ranged = [] if typed or unsaid else [row.covered for _, row in errors if row.covered is not None]
     return KindScore(kind, len(errors), median, worst, worst_row.reference.id, len(ranged), sum(ranged))
 
 
@@ -301,6 +318,10 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
         typed = None
         if reference.typed is not None:
             typed = predict(dataclasses.replace(reference, scenario=reference.typed), catalog, efficiencies).value
+        unsaid = None
+        if reference.scenario.stack != TYPICAL.id:
+            plain = dataclasses.replace(reference.scenario, stack=TYPICAL.id)
+            unsaid = predict(dataclasses.replace(reference, scenario=plain), catalog, efficiencies).value
         r = resolve(reference.scenario, catalog)
         rows.append(
             ValidationRow(
@@ -309,6 +330,7 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
                 low=predicted.low,
                 high=predicted.high,
                 typed=typed,
+                unsaid=unsaid,
                 params=r.arch.stats.total_params,
                 gpu=r.gpu.id,
                 cards=r.scenario.cards,
@@ -327,4 +349,9 @@ def validate(catalog: Catalog | None = None, efficiencies: Efficiencies = EXPECT
         _score("not labelled", (r for r in rows if not r.reference.stack)),
     )
     overall = _score("overall", rows)
-    return ValidationReport(tuple(rows), tuple(unmapped), kinds, overall, typed_kinds, classes, stacks)
+    unsaid_scores = (
+        *(_score(kind, (r for r in rows if r.reference.kind == kind), unsaid=True) for kind in KINDS),
+        *(_score(f"class {name}", (r for r in rows if name in r.reference.classes), unsaid=True) for name in CLASSES),
+        _score("overall", rows, unsaid=True),
+    )
+    return ValidationReport(tuple(rows), tuple(unmapped), kinds, overall, typed_kinds, classes, stacks, unsaid_scores)

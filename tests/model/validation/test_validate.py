@@ -253,3 +253,18 @@ def test_the_two_card_llama_cpp_split_is_measured_slower_than_one_card():
     one, two = rows["xdai-llama3-8b-q4_k_m-1xrtx4090-tg512"], rows["xdai-llama3-8b-q4_k_m-2xrtx4090-tg512"]
     assert two.reference.value < one.reference.value
     assert (two.reference.scenario.tp, two.reference.scenario.pp) == (1, 2)
+
+
+def test_each_run_is_also_scored_with_its_software_left_unsaid():
+    named = [row for row in REPORT.rows if row.reference.scenario.stack != "typical"]
+    assert named and all(row.unsaid is not None for row in named)
+    assert all(row.unsaid is None for row in REPORT.rows if row.reference.scenario.stack == "typical")
+    # A GGUF file left unsaid runs as llama.cpp runs it: its llama.cpp runs score the same either way.
+    gguf = [row for row in named if row.reference.scenario.stack == "llamacpp" and row.precision.startswith("q")]
+    assert gguf and all(row.unsaid == pytest.approx(row.predicted, rel=1e-12) for row in gguf)
+    # A server's run left unsaid gets the engine's own profile, not the server's: some answers move.
+    assert any(row.unsaid != pytest.approx(row.predicted, rel=1e-6) for row in named)
+    scored = {score.kind: score for score in REPORT.unsaid}
+    assert scored["overall"].entries == REPORT.overall.entries
+    assert {f"class {name}" for name in CLASSES} <= scored.keys() and set(KINDS) <= scored.keys()
+    assert "left unsaid" in format_report(REPORT)
