@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from model.catalog import Catalog, Gpu, Platform, Stack
-from model.catalog.stacks import MultiCard, Split, with_families
+from model.catalog.stacks import MultiCard, Split, StackId, with_families
 from model.efficiency import Efficiencies, RangeMoves, moved
 from model.limits import ScenarioError
 from model.precision.formats import FORMATS
@@ -133,13 +133,13 @@ def stacks_for(catalog: Catalog, gpu_id: str, goal: str) -> tuple[str, ...]:
     return (TYPICAL.id, *(ident for ident in found if ident != TYPICAL.id))
 
 
-def stack_there(catalog: Catalog, ident: str, gpu_id: str) -> str:
+def stack_there(catalog: Catalog, ident: StackId, gpu_id: str) -> StackId:
     """Return ``ident`` if that stack runs on GPU ``gpu_id``, else typical.
 
     The same model on another device (the seeds' laptop and CPU beside the scenario's cards) runs what runs there.
     """
     gpu = catalog.gpus[gpu_id]
-    return ident if runs_on(stack_of(catalog, ident), platform_of(catalog, gpu), gpu) else TYPICAL.id
+    return ident if runs_on(stack_of(catalog, ident), platform_of(catalog, gpu), gpu) else "typical"
 
 
 def check_stack(stack: Stack, platform: Platform, gpu: Gpu) -> None:
