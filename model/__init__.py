@@ -25,7 +25,7 @@ from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
 from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
-from model.stacks import stacks_for
+from model.stacks import implied_stack, stacks_for
 
 PUBLIC_MODULES = (
     "model",
@@ -74,6 +74,7 @@ __all__ = [
     "default_kv_precision",
     "estimate",
     "fetch_hf_model",
+    "implied_stack",
     "load_user_catalog",
     "pareto_front",
     "parse_user_catalog",

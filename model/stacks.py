@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from model.catalog import Catalog, Gpu, Platform, Stack
-from model.catalog.stacks import MultiCard, Split, StackId, with_families
+from model.catalog import Catalog, Gpu, Platform, Stack, StackId
+from model.catalog.stacks import MultiCard, Split, with_families
 from model.efficiency import Efficiencies, RangeMoves, moved
 from model.limits import ScenarioError
 from model.precision.formats import FORMATS

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from model import FORMATS, OFFLOAD_MODES, PRECISIONS, HfError, HfModel, Scenario, stacks_for
+from model import FORMATS, OFFLOAD_MODES, PRECISIONS, HfError, HfModel, Scenario, implied_stack, stacks_for
 from ui.catalog import HF_KEY, fetched_model, session_catalog
 from ui.controls import (
     AUTO,
@@ -359,7 +359,14 @@ def _render_stack(catalog: Any) -> None:
         options.append(state[STACK])
     # Labels made now, in the page's language (a widget's labels are read back after the run).
     names = {ident: catalog.stacks[ident].name if ident in catalog.stacks else ident for ident in options}
-    names[CONTROLS[STACK].default] = tr(TYPICAL_LABEL)
+    typical = CONTROLS[STACK].default
+    gpu = catalog.gpus[state[GPU]]
+    implied = implied_stack(catalog, typical, state[PRECISION], gpu)
+    names[typical] = (
+        tr(TYPICAL_LABEL)
+        if implied == typical
+        else tr("Typical (not said): {stack} here", stack=catalog.stacks[implied].name)
+    )
     st.selectbox(
         tr("Software"),
         options,

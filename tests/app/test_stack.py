@@ -11,7 +11,7 @@ def _options(at):
 
 
 def test_the_picker_lists_what_runs_on_the_gpu_for_the_goal_typical_first():
-    serving = _options(open_page("overview", **EIGHT_Q4_ON_A_4090))
+    serving = _options(open_page("overview", model="llama-3.1-8b", gpu="rtx-4090"))
     assert serving[0] == "Typical (not said)" and "llama.cpp" in serving and "Megatron-LM / NeMo" not in serving
     training = _options(open_page("overview", goal="pretrain", gpu="mi300x"))
     assert "Megatron-LM / NeMo" in training and "vLLM" not in training
@@ -32,6 +32,7 @@ def test_a_gguf_file_left_typical_runs_as_llama_cpp_and_says_so():
     typical = open_page("overview", **EIGHT_Q4_ON_A_4090)
     desk = open_page("overview", stack="llamacpp", **EIGHT_Q4_ON_A_4090)
     assert typical.session_state["stack"] == "typical"
+    assert _options(typical)[0] == "Typical (not said): llama.cpp here"
     assert [metric.value for metric in typical.metric] == [metric.value for metric in desk.metric]
     notes = " ".join(element.value for element in typical.markdown).replace("\\", "")  # markdown escapes
     assert "software not said: q4_k_m on NVIDIA GeForce RTX 4090 is estimated as llama.cpp runs it" in notes
