@@ -4,6 +4,7 @@ from app_pages.compare.rows import FILTERS, gpu_table_columns
 from app_pages.compare.view import compare_view
 from ui.catalog import session_catalog
 from ui.i18n import tr
+from ui.page import page_title
 from ui.remount import held_value
 from ui.saved import render_save_form, render_saved
 from ui.sidebar import current_scenario
@@ -13,7 +14,7 @@ from ui.view import view_or_stop
 scenario = current_scenario()
 view = view_or_stop(compare_view, scenario)  # shows a bad scenario plainly, then stops
 
-st.title(view.title)
+page_title(view.title, view.tag)
 st.markdown(view.takeaway)
 
 

@@ -22,6 +22,7 @@ from app_pages.compare.rows import (
 )
 from model import Catalog, Scenario, resolve
 from model.analyses.compare import compare_gpus
+from ui.format import billions
 from ui.i18n import tr
 
 __all__ = ["CompareView", "compare_view"]
@@ -34,6 +35,8 @@ class CompareView:
     """Every sentence and table row the Compare page shows for one scenario."""
 
     title: str
+    tag: str
+    """The title on one line while presenting: 'Every GPU · 8.03B · bf16 · 8 cards'."""
     takeaway: str
     tables: tuple[tuple[str, Rows], ...]
     """(filter, rows) for each of :data:`~app_pages.compare.rows.FILTERS`, the current GPU first."""
@@ -56,6 +59,12 @@ def compare_view(scenario: Scenario, catalog: Catalog) -> CompareView:
         title=tr(
             "Every GPU for {model} · {precision} · {cards}",
             model=resolved.model_name,
+            precision=scenario.precision,
+            cards=cards_text(scenario.cards),
+        ),
+        tag=tr(
+            "Every GPU · {params} · {precision} · {cards}",
+            params=billions(resolved.arch.stats.total_params),
             precision=scenario.precision,
             cards=cards_text(scenario.cards),
         ),

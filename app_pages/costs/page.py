@@ -6,6 +6,7 @@ from app_pages.costs.view import costs_scenario_view, costs_view
 from ui.charts import show_chart
 from ui.controls import bounds, int_bounds, steps_with
 from ui.i18n import tr
+from ui.page import page_title
 from ui.remount import held_index, held_value
 from ui.sidebar import current_goal, current_scenario
 from ui.view import view_or_stop
@@ -14,7 +15,7 @@ state = st.session_state
 scenario = current_scenario()
 # Two steps (app_pages/costs/view.py): the API picker's labels need the model's size before the controls.
 head = view_or_stop(costs_scenario_view, scenario)  # shows a bad scenario plainly, then stops
-st.title(head.title)
+page_title(head.title, head.tag)
 
 c1, c2, c3 = st.columns([3, 2, 5])
 traffic_steps = steps_with(rows.TRAFFIC_STEPS, state["traffic"])

@@ -33,6 +33,8 @@ class CostsScenarioView:
     """What the Costs page shows for the scenario alone: its title, the API picker and the card-count sweep."""
 
     title: str
+    tag: str
+    """The title on one line while presenting: 'Cost over time · Llama 3.1 8B'."""
     api_choices: tuple[str, ...]
     """'auto', then every API price's id."""
     api_labels: tuple[tuple[str, str], ...]
@@ -72,6 +74,7 @@ def costs_scenario_view(scenario: Scenario, catalog: Catalog) -> CostsScenarioVi
     scaling = scaling_with_cards(scenario, catalog, card_counts(scenario, catalog), link_variants(scenario, catalog))
     return CostsScenarioView(
         title=tr("Training vs serving cost: {model}", model=resolved.model_name),
+        tag=tr("Cost over time · {model}", model=resolved.model_name),
         api_choices=choices,
         api_labels=tuple((choice, label(choice)) for choice in choices),
         scaling_takeaway=rows.scaling_takeaway(scaling, refused=training_refused(resolved)),

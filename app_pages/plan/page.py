@@ -6,6 +6,7 @@ from model import PRECISIONS
 from ui.charts import show_chart
 from ui.controls import PLAN_GOALS, TRAINING_FORMATS, bounds
 from ui.i18n import tr
+from ui.page import page_title
 from ui.remount import held_value
 from ui.sidebar import current_goal, current_scenario
 from ui.view import view_or_stop
@@ -15,7 +16,7 @@ scenario = current_scenario()
 finetune = current_goal() == "finetune"
 # Two steps (app_pages/plan/view.py): the title and the training-token line come before the controls.
 head = view_or_stop(plan_scenario_view, scenario, state["plan_goal"], finetune)  # a bad scenario stops here
-st.title(head.title)
+page_title(head.title, head.tag)
 st.caption(
     tr(
         "Every GPU in the catalog, each card count and the layout and batch the engine would choose; "

@@ -36,6 +36,8 @@ class PlanScenarioView:
     """What the Plan page shows for the scenario alone: its title, its training tokens, its own chart point."""
 
     title: str
+    tag: str
+    """The title on one line while presenting: 'Plan to serve · Llama 3.1 8B'."""
     tokens_line: str
     """The training tokens the plan assumes ('' when planning serving)."""
     mine: Rows
@@ -90,6 +92,9 @@ def plan_scenario_view(scenario: Scenario, plan_goal: str, finetune: bool, catal
         title=tr("Plan: the cheapest way to serve {model}", model=model_name)
         if serve
         else tr("Plan: the cheapest way to train {model}", model=model_name),
+        tag=tr("Plan to serve · {model}", model=model_name)
+        if serve
+        else tr("Plan to train · {model}", model=model_name),
         tokens_line=""
         if serve
         else tr(

@@ -6,6 +6,7 @@ from app_pages.validation.view import validation_view
 from ui.charts import show_chart
 from ui.controls import VALIDATION_KINDS
 from ui.i18n import tr
+from ui.page import page_title
 from ui.remount import held_value
 from ui.sidebar import current_scenario
 from ui.tables import csv_button
@@ -14,7 +15,7 @@ from ui.view import view_or_stop
 kind = held_value("val_kind", VALIDATION_KINDS)  # the picker sits below; its value drives the table
 view = view_or_stop(validation_view, current_scenario(), kind)  # shows a bad scenario plainly, then stops
 
-st.title(tr("Validation: the engine against published runs"))
+page_title(tr("Validation: the engine against published runs"), tr("Validation"))
 st.markdown(view.takeaway)
 left, right = st.columns(2)
 with left:
