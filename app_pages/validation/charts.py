@@ -45,7 +45,7 @@ def validation_chart(points: ChartData, band: ChartData) -> alt.LayerChart:
         points: rows of {id, kind, measured, predicted, error, unit, where, source, quote}.
         band: two rows of {measured, low, high}: the ends of y = x and of the band.
     """
-    x = _axis("measured", tr("Measured (each in its own unit, log scale)"))
+    x = _axis("measured", tr("Measured (each in its own unit, log)"))
     shade = (
         alt.Chart(data_of(band))
         .mark_area(color="#9e9e9e", opacity=0.18)
@@ -67,12 +67,14 @@ def validation_chart(points: ChartData, band: ChartData) -> alt.LayerChart:
         .mark_circle(size=90, opacity=0.9, stroke="white", strokeWidth=1)
         .encode(
             x=x,
-            y=_axis("predicted", tr("Predicted by the engine (same unit, log scale)")),
+            y=_axis("predicted", tr("Predicted (same unit, log)")),
             color=alt.Color(
                 "kind:N",
                 title=None,
                 scale=alt.Scale(domain=_kinds(), range=list(KIND_COLORS.values())),
-                legend=alt.Legend(orient="top-left", fillColor="white", padding=6),
+                # No legend: over the plot it hid the small runs' points, below it was cut on a projector;
+                # the chart beside names each colour's kind on its rows (the caption says so).
+                legend=None,
             ),
             tooltip=[
                 alt.Tooltip("id:N", title=tr("Measurement")),
@@ -105,7 +107,8 @@ def error_chart(points: ChartData) -> alt.LayerChart:
         .encode(
             x=alt.X(
                 "error:Q",
-                title=tr("Error: predicted ÷ measured − 1 (grey: ±25 %)"),
+                # Short enough for half a 1280-px projector's width in presentation mode's larger text.
+                title=tr("Predicted ÷ measured − 1"),
                 axis=alt.Axis(format="+.0%", values=[-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1.0]),
                 scale=alt.Scale(domain=[-0.6, 1.0], clamp=True),
             ),

@@ -27,8 +27,9 @@ with right:
     st.caption(
         tr(
             "Each point is one published run (training GPU-hours or days, tokens/s, MFU, peak memory) beside the "
-            "engine's estimate of the same run: hover for its source and the quoted row. Points beyond +100 % sit "
-            "on the right edge. `python -m model validate` prints the same figures."
+            "engine's estimate of the same run, coloured by its kind (the rows above): hover for its source and the "
+            "quoted row. The grey band is ±25 %; points beyond +100 % sit on the right edge. "
+            "`python -m model validate` prints the same figures."
         )
     )
 
