@@ -43,6 +43,7 @@ StackId = Literal[
     "sglang",
     "trtllm",
     "tgi",
+    "jetstream",
     "llamacpp",
     "ollama",
     "exllamav2",

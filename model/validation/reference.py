@@ -49,6 +49,7 @@ run offered more requests than the server runs at once: the scenario serves the 
 fits, ``batch: max``), and serving on a GPU whose vendor is not NVIDIA."""
 STACKS: tuple[str, ...] = (
     *("llama.cpp", "MLC LLM", "ExLlamaV2", "ExLlama", "vLLM", "SGLang", "TensorRT-LLM", "TGI", "MLX", "Ollama"),
+    "JetStream",
     *("transformers", "Megatron-LM", "NeMo", "torchtitan", "torchtune", "DeepSpeed", "PEFT", "TRL", "Unsloth"),
 )
 """The software a measurement names (``stack.name`` in data/published_measurements.yaml); each is the
