@@ -80,6 +80,8 @@ def stack_of(catalog: Catalog, ident: str) -> Stack:
 
 DESK_RUNNER = "llamacpp"
 """The stack a GGUF file or a Mac implies when the user does not say (:func:`implied_stack`)."""
+TPU_SERVER = "jetstream"
+"""The stack a TPU implies for serving when the user does not say (:func:`implied_stack`)."""
 
 
 def implied_stack(catalog: Catalog, ident: str, precision: str, gpu: Gpu) -> str:
@@ -88,16 +90,19 @@ def implied_stack(catalog: Catalog, ident: str, precision: str, gpu: Gpu) -> str
     A GGUF file (q4_k_m, q8_0, ...) is llama.cpp's own format: llama.cpp runs it, or Ollama and LM
     Studio on llama.cpp's engine (vLLM's GGUF loader is experimental and unoptimised, its docs say), so
     "typical" for one is llama.cpp's profile. On Apple silicon (the Metal platform) no data-centre
-    server runs; llama.cpp's Metal build is what Ollama and LM Studio run by default. Anything else,
-    and a platform llama.cpp does not run on, stays typical: the engine as calibrated over every
-    measurement.
+    server runs; llama.cpp's Metal build is what Ollama and LM Studio run by default. On a TPU no CUDA
+    server runs either: JetStream, Google's TPU serving engine, serves there (it does not train, so
+    training stays typical's). Anything else, and a platform the implied stack does not run on, stays
+    typical: the engine as calibrated over every measurement.
     """
-    desk = catalog.stacks.get(DESK_RUNNER)
-    if ident != TYPICAL.id or desk is None:
+    if ident != TYPICAL.id:
         return ident
     platform = platform_of(catalog, gpu)
-    if (is_gguf(precision) or platform.id == "metal") and runs_on(desk, platform, gpu):
+    desk, tpu = catalog.stacks.get(DESK_RUNNER), catalog.stacks.get(TPU_SERVER)
+    if desk is not None and (is_gguf(precision) or platform.id == "metal") and runs_on(desk, platform, gpu):
         return DESK_RUNNER
+    if tpu is not None and platform.id == "xla" and runs_on(tpu, platform, gpu):
+        return TPU_SERVER
     return ident
 
 

@@ -68,6 +68,10 @@ KNOWN_LOCAL_OUTLIERS = {
     "tt-vllm-qwen3-4b-bf16-1xrtx4090-2048-prefill",
 }
 """Desk runs off by 2x or more, first seen before issue 33's desk model (docs/METHOD.md names the cause)."""
+KNOWN_SERVING_OUTLIERS = {"jetstream-jax-exp-llama2-7b-v5e8-openorca1000"}
+"""Dense serving runs off by 2x (docs/METHOD.md): JetStream's experimental JAX engine, whose offline run states
+neither its batch cap nor its format; the engine fills the slice (2.0x the tokens/s), the other JetStream runs are
+within 27 % with the same constants."""
 KNOWN_TYPED_TRAINING_OUTLIERS = {"qwen1-7b-qlora-1xa100-s2048"}
 """Training runs off by 2x only as typed, where the user leaves out a choice the published run made
 (docs/METHOD.md): Qwen's QLoRA script checkpoints every layer; typed, the engine need not."""
@@ -82,7 +86,10 @@ def test_no_measurement_with_a_stated_card_count_is_off_by_2x_or_more():
         for row in REPORT.rows
         if (row.reference.gpu_count or row.reference.kind not in TRAINING_KINDS)
         and row.reference.kind not in ("moe_serving", "local")
+        and row.reference.id not in KNOWN_SERVING_OUTLIERS
     ]
+    known_serving = [row for row in REPORT.rows if row.reference.id in KNOWN_SERVING_OUTLIERS]
+    assert all(row.ratio < 2.5 for row in known_serving), [row.reference.id for row in known_serving]
     worst = max(stated, key=lambda row: row.ratio)
     assert worst.ratio < 2.0, (worst.reference.id, worst.predicted, worst.reference.value)
     # As typed, a run may be off by 2x only through its own layout: the engine, told the published
