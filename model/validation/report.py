@@ -64,7 +64,7 @@ def format_report(report: ValidationReport) -> str:
     if report.unsaid:
         lines.append("")
         lines.append(
-            "with the software left unsaid, as most users type it (typical; llama.cpp for GGUF or a Mac, JetStream on TPU):"
+            "software left unsaid, as most users type it (typical; llama.cpp for GGUF or a Mac, JetStream on a TPU):"
         )
         for score in report.unsaid:
             errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
