@@ -365,7 +365,8 @@ def _render_stack(catalog: Any) -> None:
     names[typical] = (
         tr(TYPICAL_LABEL)
         if implied == typical
-        else tr("Typical (not said): {stack} here", stack=catalog.stacks[implied].name)
+        # Short: the sidebar shows about 25 characters ("Typical (not said): JetStream (TP" was cut).
+        else tr("Typical: {stack}", stack=catalog.stacks[implied].name)
     )
     st.selectbox(
         tr("Software"),

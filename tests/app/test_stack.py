@@ -32,7 +32,7 @@ def test_a_gguf_file_left_typical_runs_as_llama_cpp_and_says_so():
     typical = open_page("overview", **EIGHT_Q4_ON_A_4090)
     desk = open_page("overview", stack="llamacpp", **EIGHT_Q4_ON_A_4090)
     assert typical.session_state["stack"] == "typical"
-    assert _options(typical)[0] == "Typical (not said): llama.cpp here"
+    assert _options(typical)[0] == "Typical: llama.cpp"
     assert [metric.value for metric in typical.metric] == [metric.value for metric in desk.metric]
     notes = " ".join(element.value for element in typical.markdown).replace("\\", "")  # markdown escapes
     assert "software not said: q4_k_m on NVIDIA GeForce RTX 4090 is estimated as llama.cpp runs it" in notes
