@@ -129,10 +129,11 @@ def claims_takeaway(checks: Iterable[ClaimCheck]) -> str:
     )
 
 
-def shared_rules(gpu: Gpu) -> str:
+def shared_rules(gpu: Gpu, desk_reserve_bytes: float) -> str:
     """Say the rules every page, the planner and the command line share, with this GPU's figures.
 
     Each rule has one home in the engine (named in the text's code spans); this is their one statement.
+    ``desk_reserve_bytes`` is what llama.cpp's profile keeps free per card (data/stacks.yaml).
     """
     capacity = gpu.capacity_bytes
     budget = serving_capacity(capacity)
@@ -168,6 +169,7 @@ def shared_rules(gpu: Gpu) -> str:
         capacity=f"{capacity / 1e9:,.1f}",
         reserve=f"{(capacity - budget) / 1e9:,.1f}",
         driver=f"{DRIVER_RESERVED_BYTES / 1e9:g}",
+        desk=f"{desk_reserve_bytes / 1e9:,.1f}",
         gpu=gpu.short_name,
     )
 

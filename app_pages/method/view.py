@@ -48,7 +48,9 @@ class MethodView:
 
 def _rules(scenario: Scenario, catalog: Catalog) -> MethodView:
     result = estimate(scenario, catalog)
-    return MethodView((("markdown", shared_rules(result.resolved.gpu)),), (), None, accuracy_text(shipped_report()))
+    desk = catalog.stacks["llamacpp"].serving_budget if "llamacpp" in catalog.stacks else None
+    rules = shared_rules(result.resolved.gpu, desk.reserve_bytes if desk else 0.0)
+    return MethodView((("markdown", rules),), (), None, accuracy_text(shipped_report()))
 
 
 def _formulas(scenario: Scenario, catalog: Catalog) -> MethodView:

@@ -73,3 +73,6 @@ def test_the_shared_rules_state_the_serving_budget_and_reserve_with_the_engines_
     for figure in (f"{budget / 1e9:,.1f} GB", f"{card / 1e9:,.1f} GB", f"{reserve / 1e9:,.1f} GB", "90%"):
         assert figure in text, figure
     assert ("tp × pp × dp" in text) and ("⌈N ÷" in text)
+    # A desk runner's budget is its own: llama.cpp keeps its --fit-target margin, 1024 MiB, free.
+    desk = default_catalog().stacks["llamacpp"].serving_budget.reserve_bytes
+    assert f"{desk / 1e9:,.1f} GB" in text and "--fit-target" in text
