@@ -144,6 +144,8 @@ def shared_rules(gpu: Gpu, desk_reserve_bytes: float) -> str:
         "activations and the KV cache of its batch within **{fraction} of the card**: {budget} GB of the "
         "{capacity} GB a {gpu} has. That is what vLLM (`gpu_memory_utilization`) and TensorRT-LLM budget by "
         "default; the other {reserve} GB is the server's reserve (CUDA graphs, the allocator's fragmentation). "
+        "llama.cpp and Ollama allocate only what they need and keep {desk} GB free (its `--fit-target`): the budget "
+        "is the scenario's software's. "
         "The largest batch is the most sequences within that budget; a batch above it gets no speed and no "
         "price.\n"
         "2. **Training fits** when the busiest card of the chosen layout holds weights, gradients, optimizer "
