@@ -173,7 +173,7 @@ def _validate(*, as_json: bool) -> None:
     from model.validation import validate
     from model.validation.report import format_report
 
-    report = validate()
+    report = validate(unsaid=True)
     print(json.dumps(report.to_dict(), allow_nan=False) if as_json else format_report(report))
 
 

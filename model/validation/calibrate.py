@@ -132,7 +132,7 @@ def score_grid(grid: dict[str, tuple[float, ...]] = GRID) -> GridScores:
     reports = []
     for setting in settings:
         changes: dict[str, Any] = dict(setting)
-        reports.append(validate(efficiencies=dataclasses.replace(EXPECTED, **changes), unsaid=False))
+        reports.append(validate(efficiencies=dataclasses.replace(EXPECTED, **changes)))
     rows = tuple(
         ScoredRow(
             id=first.reference.id,
