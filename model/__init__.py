@@ -25,7 +25,7 @@ from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
 from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
-from model.stacks import implied_stack, stacks_for
+from model.stacks import DESK_RUNNER, implied_stack, stacks_for
 
 PUBLIC_MODULES = (
     "model",
@@ -44,6 +44,7 @@ PUBLIC_MODULES = (
 resolution) is the engine's inside, reached through the names above."""
 
 __all__ = [
+    "DESK_RUNNER",
     "FLOAT_LIMITS",
     "FORMATS",
     "INT_LIMITS",

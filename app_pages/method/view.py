@@ -21,7 +21,7 @@ from app_pages.method.rows import (
     shared_rules,
     verdict_rule,
 )
-from model import Catalog, Scenario, estimate
+from model import DESK_RUNNER, Catalog, Scenario, estimate
 from model.explain import assumptions
 from model.seeds import check_claims
 from ui import layout_rows as rows_layout
@@ -48,7 +48,7 @@ class MethodView:
 
 def _rules(scenario: Scenario, catalog: Catalog) -> MethodView:
     result = estimate(scenario, catalog)
-    desk = catalog.stacks["llamacpp"].serving_budget if "llamacpp" in catalog.stacks else None
+    desk = catalog.stacks[DESK_RUNNER].serving_budget if DESK_RUNNER in catalog.stacks else None
     rules = shared_rules(result.resolved.gpu, desk.reserve_bytes if desk else 0.0)
     return MethodView((("markdown", rules),), (), None, accuracy_text(shipped_report()))
 

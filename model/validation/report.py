@@ -8,9 +8,16 @@ from typing import NamedTuple
 from model.catalog import Catalog, default_catalog
 from model.scenario import Scenario, resolve
 from model.validation.reference import KINDS
-from model.validation.validate import ValidationReport, ValidationRow
+from model.validation.validate import KindScore, ValidationReport, ValidationRow
 
 __all__ = ["BandPoint", "Nearby", "error_band", "format_report", "nearest"]
+
+
+def _score_line(score: KindScore) -> str:
+    """One group's line: count, median and worst |error|, how many ranges hold the value ('-': none), worst run."""
+    errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
+    inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
+    return f"{score.kind[:19]:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}"
 
 
 def format_report(report: ValidationReport) -> str:
@@ -31,18 +38,13 @@ def format_report(report: ValidationReport) -> str:
     lines.extend(f"not mapped: {ref.id} ({ref.kind}): {ref.unmapped}" for ref in report.unmapped)
     lines.append("")
     lines.append(f"{'kind':19} {'count':>5} {'median |error|':>15} {'worst |error|':>14} {'in range':>9}  worst")
-    for score in (*report.kinds, report.overall):
-        errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-        inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
-        lines.append(f"{score.kind:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
+    lines.extend(_score_line(score) for score in (*report.kinds, report.overall))
     worst_ratio = max((row.ratio for row in report.rows), default=1.0)
     lines.append(f"largest factor off: {worst_ratio:.2f}x")
     lines.append("")
     lines.append("as a user would type it (training: model, GPU, cards, tokens, sequence, precision, network, stack;")
     lines.append("serving: model, GPU, cards, precision, concurrency over the cards, lengths, drafting, stack):")
-    for score in report.typed_kinds:
-        errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-        lines.append(f"{score.kind:19} {score.entries:5} {errors} {'-':>9}  {score.worst_id}")
+    lines.extend(_score_line(score) for score in report.typed_kinds)
     ratios = [row.typed / row.reference.value for row in report.rows if row.typed is not None]
     worst_typed = max((max(ratio, 1 / ratio) for ratio in ratios), default=1.0)
     lines.append(f"largest factor off as typed: {worst_typed:.2f}x")
@@ -50,25 +52,17 @@ def format_report(report: ValidationReport) -> str:
         lines.append("")
         lines.append("classes across the kinds (local: one user on a desk; lora_qlora: adapter fine-tunes;")
         lines.append("queued: more requests offered than fit at once; non_nvidia_serving: serving on other vendors):")
-        for score in report.classes:
-            errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-            inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
-            lines.append(f"{score.kind:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
+        lines.extend(_score_line(score) for score in report.classes)
     if report.stacks:
         lines.append("")
         lines.append("by the software each measurement names (estimated with that stack's profile, data/stacks.yaml):")
-        for score in report.stacks:
-            errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-            inside = f"{score.covered}/{score.ranged}" if score.ranged else "-"
-            lines.append(f"{score.kind[:19]:19} {score.entries:5} {errors} {inside:>9}  {score.worst_id}")
+        lines.extend(_score_line(score) for score in report.stacks)
     if report.unsaid:
         lines.append("")
         lines.append(
             "software left unsaid, as most users type it (typical; llama.cpp for GGUF or a Mac, JetStream on a TPU):"
         )
-        for score in report.unsaid:
-            errors = f"{score.median_abs_error:15.1%} {score.worst_abs_error:14.1%}"
-            lines.append(f"{score.kind[:19]:19} {score.entries:5} {errors} {'-':>9}  {score.worst_id}")
+        lines.extend(_score_line(score) for score in report.unsaid)
     return "\n".join(lines)
 
 
