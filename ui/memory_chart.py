@@ -16,7 +16,7 @@ def memory_breakdown_chart(parts: ChartData, capacity: ChartData, budget: ChartD
     Args:
         parts: rows of {workload, component, gb, order}.
         capacity: one row {gb, label}: the card's memory.
-        budget: zero or one row {gb, label}: what a server uses of it (serving's limit), a dotted
+        budget: zero or one row {gb, label}: what the serving software uses of it (serving's limit), a dotted
             rule; both are named under the chart (:func:`ui.memory_rows.limits_caption`), so no label
             overlaps or is cut.
     """

@@ -83,7 +83,7 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
     if verdict.goal == "serve":
         needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.serving_budget.of(verdict.capacity_bytes))
         return tr(
-            "needs {needed} per card for one sequence; a server uses {budget} {reserve}",
+            "needs {needed} per card for one sequence; the serving software uses {budget} {reserve}",
             needed=needed,
             budget=budget,
             reserve=_reserve(verdict),
@@ -110,7 +110,7 @@ _FITS_FILLED = translatable(
 TIGHT_SHARE = 0.1
 """Less room to spare than this share of the card, and the verdict says what the lightest setting needs."""
 _FITS_ONE_SEQUENCE = translatable(
-    "**{noun} fits**: {needed} per card for one sequence, within the {budget} a server uses {reserve}."
+    "**{noun} fits**: {needed} per card for one sequence, within the {budget} the serving software uses {reserve}."
 )
 """The serving verdict sizes one sequence (can the model be served at all) against the serving
 budget (model.inference.serving_capacity); the batch's own memory is the VRAM page's serving section."""

@@ -8,11 +8,19 @@ the file and the field made bad, and changes nothing; an accepted row works on e
 import itertools
 
 import pytest
+import streamlit as st
 
 from tests.fuzz_configs import check_config, check_form, config_cases, form_cases
 from tests.fuzz_uploads import check_upload, upload_cases
 
 UPLOADS, CONFIGS, FORMS, CHUNKS = 240, 600, 300, 4
+
+
+@pytest.fixture(autouse=True)
+def _a_fresh_visit_after():
+    """The cases add rows to the bare-mode session; later tests must not see them (Compare counts every GPU)."""
+    yield
+    st.session_state.clear()
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))

@@ -42,14 +42,14 @@ def test_a_fix_that_is_not_in_the_verdict_is_never_shown():
 
 def test_serving_does_not_fit_against_the_serving_budget_not_the_whole_card():
     # 70B int4 on 2 x RTX 4090 needs about 22.7 GB per card for one sequence: under the card's 25.2 GB,
-    # over the 90 % a server uses; the sentence must not read "needs 22.7 GB; has 25.2 GB usable".
+    # over the 90 % the serving software uses; the sentence must not read "needs 22.7 GB; has 25.2 GB usable".
     verdict = goal_verdict(SEVENTY_INT4_ON_TWO_4090S, "serve", CATALOG)
     budget = serving_capacity(verdict.capacity_bytes)
     assert not verdict.runs and budget < verdict.needed_bytes < verdict.capacity_bytes
     reason = verdict_reason(verdict, "RTX 4090", "int4")
     assert "10% kept in reserve" in reason and bytes_gb(verdict.capacity_bytes) in reason
     needed = float(reason.split("needs ")[1].split(" GB")[0])
-    said_budget = float(reason.split("a server uses ")[1].split(" GB")[0])
+    said_budget = float(reason.split("the serving software uses ")[1].split(" GB")[0])
     assert needed > said_budget  # unequal sizes never read alike ("22.7 GB" against "22.7 GB")
 
 
