@@ -310,7 +310,8 @@ def misfit_reason(serving: InferenceEstimate, capacity_bytes: float, budget: Ser
         budget: the serving stack's budget of it (``Estimate.resolved.serving_budget``).
     """
     return tr(
-        "batch {batch} needs {needed} per card, more than the {budget} the serving software uses; at most {largest} fit",
+        "batch {batch} needs {needed} per card, more than the {budget} the serving software uses; "
+        "at most {largest} fit",
         batch=f"{serving.batch:,}",
         needed=bytes_gb(serving.memory_per_gpu.total),
         budget=bytes_gb(budget.of(capacity_bytes)),

@@ -186,8 +186,8 @@ def inference_metrics(result: Estimate, context: float) -> list[dict[str, Any]]:
             "value": bytes_gb(inference.memory_per_gpu.total),
             **_fits_delta(inference.fits),
             "help": tr(
-                "Of the {budget} the serving software uses per card ({capacity} usable): {batch} sequences of {context} tokens "
-                "on {replica}.",
+                "Of the {budget} the serving software uses per card ({capacity} usable): {batch} sequences of "
+                "{context} tokens on {replica}.",
                 budget=bytes_gb(result.resolved.serving_budget.of(capacity)),
                 capacity=bytes_gb(capacity),
                 batch=f"{inference.batch:,}",
