@@ -23,14 +23,11 @@ RUNS = 50
 """Calls in the shorter of the two runs (the longer makes twice as many)."""
 
 WORKLOADS = {
-    "ours": (
-        "from benchmarks.engine import PEER_SCENARIO\nfrom model import estimate\n"
-        "call = lambda: estimate(PEER_SCENARIO)\n"
-    ),
+    "ours": ("from benchmarks.engine import PEER_SCENARIO, computed\ncall = lambda: computed(PEER_SCENARIO)\n"),
     "ours_cold": (
-        "from benchmarks.engine import PEER_SCENARIO\nfrom model import estimate\n"
+        "from benchmarks.engine import PEER_SCENARIO, computed\n"
         "from model.layouts.plan import forget_searches\n"
-        "call = lambda: (forget_searches(), estimate(PEER_SCENARIO))\n"
+        "call = lambda: (forget_searches(), computed(PEER_SCENARIO))\n"
     ),
     "llm_analysis": (
         "from llm_analysis.analysis import infer, train\n"

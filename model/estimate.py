@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
-from model.catalog import Catalog
+from model.caches import BoundedMemo
+from model.catalog import Catalog, default_catalog
 from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul_ceiling_share
 from model.inference import (
     DecodeStep,
@@ -33,6 +35,7 @@ from model.units import HOUR_S, format_duration, format_gb
 __all__ = [
     "PARAMS_TOLERANCE",
     "estimate",
+    "forget_estimates",
     "training_precision",
     "training_refused",
     "training_regime_of",
@@ -328,8 +331,20 @@ def _offload_notes(r: Resolved, split: Offload, fits: bool, tokens_per_s: float)
     return notes
 
 
+_ESTIMATES: BoundedMemo[tuple[Scenario, Catalog, Efficiencies], Estimate] = BoundedMemo(512)
+"""Estimates already made, by scenario, catalog (by identity: a visit's own rows make another) and
+efficiency set. A page's analyses ask for the same scenario more than once in one rerun (the
+Overview's verdict, its pair and its CPU comparison each estimate the one-user scenario), and a
+rerun with a setting seen before asks again; an estimate is immutable, so each is made once."""
+
+
+def forget_estimates() -> None:
+    """Forget every estimate made (tests and benchmarks that count or time cold estimates)."""
+    _ESTIMATES.clear()
+
+
 def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies: Efficiencies = EXPECTED) -> Estimate:
-    """Estimate training and serving for ``scenario``.
+    """Estimate training and serving for ``scenario`` (made once per scenario, catalog and efficiency set).
 
     Args:
         scenario: what to estimate.
@@ -342,6 +357,12 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
         ScenarioError: an input is invalid (unknown id, out of range); "does not fit" is a
             result, reported in ``fits`` and ``warnings``.
     """
+    key = (scenario, catalog if catalog is not None else default_catalog(), efficiencies)
+    found = _ESTIMATES.get(key)
+    return found if found is not None else _ESTIMATES.put(key, _estimate(scenario, key[1], efficiencies))
+
+
+def _estimate(scenario: Scenario, catalog: Catalog, efficiencies: Efficiencies) -> Estimate:
     r = resolve(scenario, catalog)
     notes: list[Note] = []
     counted = r.arch.stats.total_params
@@ -360,4 +381,4 @@ def estimate(scenario: Scenario, catalog: Catalog | None = None, *, efficiencies
     training, training_ranges = _training(r, trained, notes)
     inference, inference_ranges = _inference(r, served, notes)
     ranges = {**training_ranges, **inference_ranges}
-    return Estimate(r, training, inference, ranges, tuple(notes))
+    return Estimate(r, training, inference, MappingProxyType(ranges), tuple(notes))

@@ -265,7 +265,7 @@ class Estimate(NamedTuple):
     resolved: Resolved
     training: TrainingEstimate
     inference: InferenceEstimate
-    ranges: dict[str, Range]
+    ranges: Mapping[str, Range]
     notes: tuple[Note, ...] = ()
     """The warnings as codes plus values, for an interface that speaks another language."""
 

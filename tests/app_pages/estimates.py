@@ -10,7 +10,8 @@ estimate_module = importlib.import_module("model.estimate")  # the module: ``mod
 
 
 def estimates(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Record each estimate() from now on, where it resolves its scenario."""
+    """Record each estimate() made from now on, where it resolves its scenario (the engine's memo emptied first)."""
+    estimate_module.forget_estimates()
     calls: list[object] = []
     resolve = estimate_module.resolve
 
