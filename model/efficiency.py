@@ -107,6 +107,12 @@ class Efficiencies:
     them, outside CUDA graphs (Megatron-Core MoE report, arXiv 2603.07685, sec. 4.3.6-4.3.7: host
     overhead, and the sync-free kernels needed before MoE can be graph-captured). Fitted once on
     every MoE training measurement."""
+    own_all_reduce_bytes: float
+    """Serving: the largest message a server all-reduces with its own kernel (one-shot or two-shot over
+    peer memory, a few microseconds: the link row's ``latency_us``); a larger one goes through NCCL or RCCL
+    and pays the library's measured fixed cost (``library_latency_us``). vLLM's CustomAllreduce
+    max_size = 8192 * 1024 bytes (vllm/distributed/device_communicators/custom_all_reduce.py), which
+    SGLang reuses."""
     collective_bandwidth: float
     """Share of a link's per-direction bandwidth a large collective reaches when the link row
     has no measured figure (nccl-tests: NVLink 0.78-0.83, interconnects.yaml)."""
@@ -173,6 +179,7 @@ EXPECTED = Efficiencies(
     kernel_floor_s=6e-6,
     eager_kernel_s=35e-6,
     moe_layer_host_s=2.0e-3,
+    own_all_reduce_bytes=8192 * 1024,
     collective_bandwidth=0.80,
     network_bandwidth=0.85,
     tp_overlap=0.50,

@@ -134,6 +134,9 @@ class Link:
     bidirectional_bytes_per_s: float | None = None
     measured_efficiency: float | None = None
     latency_source: str = ""
+    library_latency_s: float | None = None
+    """Measured fixed cost of one all-reduce through the collective library (NCCL, RCCL) over the link:
+    the intercept of nccl-tests' time against message size. None: ``latency_s``."""
 
     @property
     def short_name(self) -> str:
@@ -278,6 +281,7 @@ def link_from_row(row: Row, kind_default: str) -> Link:
     """Read one interconnect or network row; ``kind_default`` is its kind when the row names none."""
     bidirectional = row.number("bidirectional_gb_per_s", required=False, maximum=1e6)
     efficiency = row.number("measured_efficiency", required=False, maximum=1.0)
+    library = row.number("library_latency_us", required=False, maximum=1e6)
     return Link(
         id=row.identifier(),
         name=row.display_name(),
@@ -288,6 +292,7 @@ def link_from_row(row: Row, kind_default: str) -> Link:
         bidirectional_bytes_per_s=bidirectional * GB if bidirectional else None,
         measured_efficiency=efficiency,
         latency_source=row.text("latency_source", required=False),
+        library_latency_s=library * 1e-6 if library is not None else None,
     )
 
 

@@ -32,6 +32,10 @@ EFFICIENCY_NOTES: dict[str, tuple[str, str]] = {
         "Scale-up collective share",
         "Of a link's per-direction bandwidth without a measured figure (nccl-tests NVLink 0.78-0.83)",
     ),
+    "own_all_reduce_bytes": (
+        "Largest own all-reduce (bytes)",
+        "Past it a server all-reduces through NCCL or RCCL (vLLM's custom all-reduce limit, 8 MiB)",
+    ),
     "network_bandwidth": ("Network collective share", "Of a NIC's line rate (AWS EFA: 340 of 400 Gb/s)"),
     "tp_overlap": ("Tensor-parallel overlap", "Share of TP all-reduce time hidden behind compute"),
     "dp_overlap": ("Data-parallel overlap", "Share of the backward window that hides gradient traffic"),

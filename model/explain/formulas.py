@@ -246,14 +246,16 @@ _TABLE: tuple[str | Formula, ...] = (
         r"\quad T_{p2p} = \alpha + \frac{M}{B}",
         "B: link per direction × its measured efficiency, else {up} (scale-up) or {net} (network); a group across "
         "nodes gets min(B_up, k B_nic); all-reduces (trees) pay α_up + α_net log2(nodes), ring all-gathers and "
-        "reduce-scatters α_up + (n − nodes) {up_step} µs + (nodes − 1) {net_step} µs",
-        "Thakur et al. 2005; NCCL's tuning model (src/graph/tuning.cc); Calculon; nccl-tests efficiencies in "
-        "data/interconnects.yaml",
+        "reduce-scatters α_up + (n − nodes) {up_step} µs + (nodes − 1) {net_step} µs; serving all-reduces a "
+        "message past {own} MiB through NCCL or RCCL, at the library's measured α where the link has one",
+        "Thakur et al. 2005; NCCL's tuning model (src/graph/tuning.cc); Calculon; nccl-tests efficiencies and "
+        "latencies in data/interconnects.yaml; vLLM's custom all-reduce size limit",
         "model.communication.group_path",
         up=f"{EXPECTED.collective_bandwidth:g}",
         net=f"{EXPECTED.network_bandwidth:g}",
         up_step=f"{RING_STEP_LATENCY_S['scale-up'] * 1e6:g}",
         net_step=f"{RING_STEP_LATENCY_S['network'] * 1e6:g}",
+        own=f"{EXPECTED.own_all_reduce_bytes / 2**20:g}",
     ),
     Formula(
         "Tensor-parallel all-reduces",

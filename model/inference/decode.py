@@ -180,7 +180,8 @@ def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: Serving
     elementwise = local * ctx.elementwise_bytes / rates.activation_bandwidth
     communication = 0.0
     if ctx.tp > 1:
-        communication = 2.0 * layers * all_reduce_time(local * arch.hidden * 2.0, ctx.tp, rates.tp_path)
+        message = local * arch.hidden * 2.0
+        communication = 2.0 * layers * all_reduce_time(message, ctx.tp, rates.tp_path, eff.own_all_reduce_bytes)
         communication += split_products(arch, layers) * eff.split_sync_s
     if ctx.ep > 1:
         dispatched = local * arch.active_experts * arch.hidden * 2.0  # 16-bit rows to the experts' cards

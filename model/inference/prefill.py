@@ -58,7 +58,8 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
     if ctx.tp > 1:
         message = local * arch.hidden * 2.0
         exposed = 1.0 - eff.tp_overlap
-        communication = 2.0 * layers * all_reduce_time(message, ctx.tp, rates.tp_path) * exposed
+        all_reduce = all_reduce_time(message, ctx.tp, rates.tp_path, eff.own_all_reduce_bytes)
+        communication = 2.0 * layers * all_reduce * exposed
         communication += split_products(arch, layers) * eff.split_sync_s
     if ctx.ep > 1:
         dispatched = local * arch.active_experts * arch.hidden * 2.0
