@@ -25,7 +25,7 @@ from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
 from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
-from model.stacks import DESK_RUNNER, implied_stack, stacks_for
+from model.stacks import DESK_RUNNER, auto_kv_precision, implied_stack, stacks_for
 
 PUBLIC_MODULES = (
     "model",
@@ -71,6 +71,7 @@ __all__ = [
     "TrainingEstimate",
     "TrainingMemory",
     "WeightFormat",
+    "auto_kv_precision",
     "default_catalog",
     "default_kv_precision",
     "estimate",

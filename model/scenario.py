@@ -453,7 +453,7 @@ def _look_up(s: Scenario, cat: Catalog) -> Resolved:
         tokens = DEFAULT_FINETUNE_TOKENS
     else:
         tokens = CHINCHILLA_TOKENS_PER_PARAM * arch.stats.total_params
-    kv_precision = s.kv_precision or default_kv_precision(s.precision)
+    kv_precision = s.kv_precision or default_kv_precision(s.precision, stack.kv_auto)
     if s.price_per_gpu_hour is not None:
         price = PriceQuote(s.price_per_gpu_hour, "given", "given")
     else:

@@ -28,10 +28,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from model.catalog import Catalog, Gpu, Platform, Stack, StackId
+from model.catalog import Catalog, Gpu, Platform, Stack, StackId, default_catalog
 from model.catalog.stacks import MultiCard, Split, with_families
 from model.efficiency import Efficiencies, RangeMoves, moved
 from model.limits import ScenarioError
+from model.precision import default_kv_precision
 from model.precision.formats import FORMATS
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "SEARCH",
     "TYPICAL",
     "ServingPolicy",
+    "auto_kv_precision",
     "check_stack",
     "implied_stack",
     "platform_constants",
@@ -120,6 +122,11 @@ def runs_on(stack: Stack, platform: Platform, gpu: Gpu) -> bool:
     return (
         not stack.platforms or (platform is CUDA and gpu.vendor.lower() != "nvidia") or platform.id in stack.platforms
     )
+
+
+def auto_kv_precision(precision: str, stack_id: str, catalog: Catalog | None = None) -> str:
+    """Return the KV cache format "auto" means for these weights under stack ``stack_id`` (as resolve applies it)."""
+    return default_kv_precision(precision, stack_of(catalog or default_catalog(), stack_id).kv_auto)
 
 
 def stacks_for(catalog: Catalog, gpu_id: str, goal: str) -> tuple[str, ...]:

@@ -4,7 +4,7 @@ from app_pages.vram import rows as rows_vram
 from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.step_chart import step_parts_chart
 from app_pages.vram.view import vram_view
-from model import default_kv_precision
+from model import auto_kv_precision
 from ui.charts import presenting, show_chart
 from ui.controls import AUTO, KV_OPTIONS, feasible_tp_options, int_bounds
 from ui.i18n import tr
@@ -83,7 +83,8 @@ with right.container(border=True):
         key="output",
         persist_state="session",
     )
-    engine_kv = default_kv_precision(st.session_state["precision"])  # what auto means for these weights
+    # What auto means for these weights under the chosen software (vLLM's auto is 16-bit even for FP8 weights).
+    engine_kv = auto_kv_precision(st.session_state["precision"], st.session_state.get("stack") or "typical")
     st.selectbox(
         tr("KV cache format"),
         KV_OPTIONS,

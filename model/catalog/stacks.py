@@ -83,6 +83,13 @@ class ServingBudget(NamedTuple):
         return capacity_bytes * self.fraction - self.reserve_bytes
 
 
+KvAuto = Literal["format", "activations"]
+KV_AUTO: Final[tuple[KvAuto, ...]] = get_args(KvAuto)
+"""What a stack's KV cache format is when the user leaves it to the software: the weights format's
+(an FP8 or FP4 checkpoint keeps an FP8 cache: TensorRT-LLM's quantized checkpoints and trtllm-bench,
+which forces the FP8 cache with FP8 or NVFP4 weights) or the model's 16-bit activations (vLLM's and
+SGLang's --kv-cache-dtype auto, "use the model data type")."""
+
 MultiCard = Literal["search", "all", "fill", "fit_one"]
 MULTI_CARD: Final[tuple[MultiCard, ...]] = get_args(MultiCard)
 Split = Literal["tensor", "layer"]
@@ -167,6 +174,8 @@ class Stack:
     family_constants: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     """Its family's constants, which its own override (filled from the family when the file is read)."""
     serving_budget: ServingBudget = field(default_factory=ServingBudget)
+    kv_auto: KvAuto = "format"
+    """Its KV cache format when the user names none (:data:`KV_AUTO`)."""
     """What it lets itself use of each card when it serves (``memory_fraction``, ``memory_reserve_gib``)."""
 
     @property
@@ -275,6 +284,7 @@ def _stack(row: Row) -> Stack:
         platform_fitted=platform_fitted,
         family=row.text("family", required=False),
         serving_budget=_budget(row),
+        kv_auto=row.choice("kv_auto", KV_AUTO, "format"),
     )
 
 

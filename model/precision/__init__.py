@@ -73,14 +73,20 @@ def bytes_per_element(precision: str) -> float:
     return FORMATS[precision].bits / 8.0
 
 
-def default_kv_precision(precision: str) -> KvPrecision:
+def default_kv_precision(precision: str, kv_auto: str = "format") -> KvPrecision:
     """Return the KV-cache precision a serving engine uses by default with these weights.
 
-    FP8 and FP4 checkpoints are served with an FP8 KV cache (TensorRT-LLM and vLLM FP8 recipes);
-    weight-only int8/int4 keep a 16-bit cache; fp32 and fp16 keep their own type; llama.cpp keeps
-    an F16 cache (common/common.h); AWQ/GPTQ kernels run in fp16 (:data:`model.precision.formats.FORMATS`).
+    FP8 and FP4 checkpoints are served with an FP8 KV cache (TensorRT-LLM's quantized checkpoints,
+    trtllm-bench); weight-only int8/int4 keep a 16-bit cache; fp32 and fp16 keep their own type;
+    llama.cpp keeps an F16 cache (common/common.h); AWQ/GPTQ kernels run in fp16
+    (:data:`model.precision.formats.FORMATS`). A stack whose "auto" is the model's activations
+    (``kv_auto`` "activations": vLLM's and SGLang's --kv-cache-dtype auto) keeps a 16-bit cache
+    whatever the weights (data/stacks.yaml).
     """
-    return cast("KvPrecision", FORMATS[precision].kv_default)
+    kv = FORMATS[precision].kv_default
+    if kv_auto == "activations" and kv == "fp8":
+        kv = "bf16"
+    return cast("KvPrecision", kv)
 
 
 _SIXTEEN_BIT = ("bf16", "fp16", "fp32")

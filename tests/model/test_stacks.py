@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from model import Scenario, ScenarioError, default_catalog, estimate
+from model import Scenario, ScenarioError, auto_kv_precision, default_catalog, estimate
 from model.catalog import STACK_IDS
 from model.stacks import platform_of, serving_efficiencies, training_knobs, with_constants
 
@@ -165,3 +165,16 @@ def test_a_desk_runner_budgets_all_but_its_margin_and_a_server_ninety_percent():
     assert server.serving_budget.of(card) == 0.9 * card
     # More room on the card: at least as many sequences of the same context fit on the same layout.
     assert estimate(dataclasses.replace(seventy, stack="llamacpp", batch="max")).inference.max_batch >= 3
+
+
+@pytest.mark.parametrize(("stack", "kv"), [("vllm", "bf16"), ("sglang", "bf16"), ("trtllm", "fp8"), ("typical", "fp8")])
+def test_fp8_weights_keep_the_cache_the_software_keeps_when_none_is_named(stack: str, kv: str) -> None:
+    # vLLM's and SGLang's --kv-cache-dtype auto is the model's 16-bit type; TensorRT-LLM's FP8 checkpoints keep FP8.
+    result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, precision="fp8", stack=stack))
+    assert result.resolved.kv_precision == kv == auto_kv_precision("fp8", stack)
+    named = estimate(
+        Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, precision="fp8", stack=stack, kv_precision="fp8")
+    )
+    assert named.resolved.kv_precision == "fp8"  # a format the user names is kept, whatever the software
+    if kv == "bf16":  # a 16-bit cache holds half the tokens: fewer sequences fit the same cards
+        assert result.inference.max_batch < named.inference.max_batch
