@@ -124,9 +124,16 @@ def runs_on(stack: Stack, platform: Platform, gpu: Gpu) -> bool:
     )
 
 
-def auto_kv_precision(precision: str, stack_id: str, catalog: Catalog | None = None) -> str:
-    """Return the KV cache format "auto" means for these weights under stack ``stack_id`` (as resolve applies it)."""
-    return default_kv_precision(precision, stack_of(catalog or default_catalog(), stack_id).kv_auto)
+def auto_kv_precision(precision: str, stack_id: str, gpu_id: str, catalog: Catalog | None = None) -> str:
+    """Return the KV cache format "auto" means for these weights, software and GPU, as resolve applies it.
+
+    The stack is the one the inputs imply when the user names none (:func:`implied_stack`: a GGUF file
+    or a Mac run as llama.cpp runs them); a GPU the catalog does not hold leaves the named one.
+    """
+    cat = catalog or default_catalog()
+    gpu = cat.gpus.get(gpu_id)
+    ident = implied_stack(cat, stack_id, precision, gpu) if gpu is not None else stack_id
+    return default_kv_precision(precision, stack_of(cat, ident).kv_auto)
 
 
 def stacks_for(catalog: Catalog, gpu_id: str, goal: str) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from app_pages.vram.charts import knob_memory_chart, load_memory_chart
 from app_pages.vram.step_chart import step_parts_chart
 from app_pages.vram.view import vram_view
 from model import auto_kv_precision
+from ui.catalog import session_catalog
 from ui.charts import presenting, show_chart
 from ui.controls import AUTO, KV_OPTIONS, feasible_tp_options, int_bounds
 from ui.i18n import tr
@@ -12,7 +13,7 @@ from ui.layout_rows import option_labels
 from ui.memory_chart import memory_breakdown_chart
 from ui.page import explained, page_title, settings_box, show_verdict
 from ui.remount import held_index, held_value
-from ui.sidebar import CARDS, current_goal, current_scenario
+from ui.sidebar import CARDS, GPU, PRECISION, STACK, current_goal, current_scenario
 from ui.view import view_or_stop
 
 head = st.container()  # the title and the sidebar goal's verdict, the same sentence as the Overview's
@@ -84,7 +85,8 @@ with right.container(border=True):
         persist_state="session",
     )
     # What auto means for these weights under the chosen software (vLLM's auto is 16-bit even for FP8 weights).
-    engine_kv = auto_kv_precision(st.session_state["precision"], st.session_state.get("stack") or "typical")
+    state = st.session_state
+    engine_kv = auto_kv_precision(state[PRECISION], state.get(STACK) or "typical", state[GPU], session_catalog())
     st.selectbox(
         tr("KV cache format"),
         KV_OPTIONS,

@@ -171,7 +171,7 @@ def test_a_desk_runner_budgets_all_but_its_margin_and_a_server_ninety_percent():
 def test_fp8_weights_keep_the_cache_the_software_keeps_when_none_is_named(stack: str, kv: str) -> None:
     # vLLM's and SGLang's --kv-cache-dtype auto is the model's 16-bit type; TensorRT-LLM's FP8 checkpoints keep FP8.
     result = estimate(Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, precision="fp8", stack=stack))
-    assert result.resolved.kv_precision == kv == auto_kv_precision("fp8", stack)
+    assert result.resolved.kv_precision == kv == auto_kv_precision("fp8", stack, "h100-sxm")
     named = estimate(
         Scenario(model="llama-3.1-70b", gpu="h100-sxm", cards=8, precision="fp8", stack=stack, kv_precision="fp8")
     )
