@@ -33,7 +33,7 @@ EFFICIENCY_NOTES: dict[str, tuple[str, str]] = {
         "Of a link's per-direction bandwidth without a measured figure (nccl-tests NVLink 0.78-0.83)",
     ),
     "own_all_reduce_bytes": (
-        "Largest own all-reduce (bytes)",
+        "Largest own all-reduce",
         "Past it a server all-reduces through NCCL or RCCL (vLLM's custom all-reduce limit, 8 MiB)",
     ),
     "network_bandwidth": ("Network collective share", "Of a NIC's line rate (AWS EFA: 340 of 400 Gb/s)"),
@@ -103,6 +103,7 @@ _TEMPLATES = (
     "Measured in the catalog",
     "No measurement: {share} of the datasheet peak",
     "{link}: {bandwidth} GB/s per direction, {latency} µs",
+    "{link}: {bandwidth} GB/s per direction, {latency} µs ({library} µs an all-reduce through NCCL or RCCL)",
     "{gpus} GPUs per node; collectives reach {share} (measured)",
     "{gpus} GPUs per node; collectives reach {share}",
     "{link}: {bandwidth} GB/s per GPU, {latency} µs",

@@ -71,6 +71,8 @@ def _factor(name: str, value: float | Mapping[str, float]) -> str:
         return ", ".join(f"{key} {number:g}" for key, number in value.items())
     if name.endswith("_s"):
         return f"{value * 1e6:g} µs"
+    if name.endswith("_bytes"):  # sizes as their sources give them: 8 MiB (vLLM's limit), 16 MB
+        return f"{value / 2**20:g} MiB" if value % 2**20 == 0 else f"{value / 1e6:g} MB"
     return f"{value:g}"
 
 
@@ -158,11 +160,13 @@ def _hardware_rows(result: Estimate) -> list[Assumption]:
         ),
         _row(
             "Scale-up link",
-            "{link}: {bandwidth} GB/s per direction, {latency} µs",
+            "{link}: {bandwidth} GB/s per direction, {latency} µs"
+            + (" ({library} µs an all-reduce through NCCL or RCCL)" if up.library_latency_s else ""),
             "{gpus} GPUs per node; collectives reach {share}" + up_end,
             link=up.name,
             bandwidth=f"{up.bandwidth_bytes_per_s / GB:,.0f}",
             latency=f"{up.latency_s * 1e6:g}",
+            library=f"{(up.library_latency_s or 0.0) * 1e6:g}",
             gpus=f"{r.gpus_per_node}",
             share=up_share,
         ),
