@@ -119,10 +119,11 @@ class Efficiencies:
     network_bandwidth: float
     """Share of a NIC's line rate large inter-node collectives reach (AWS EFA: 340 of 400 Gb/s)."""
     tp_overlap: float
-    """Share of tensor-parallel collective time hidden behind compute (training, and prefill).
-    Megatron-Core can hide the sequence-parallel all-gathers and reduce-scatters behind the
-    neighbouring products (Transformer Engine's userbuffers overlap, which Megatron Bridge's
-    performance recipes turn on); plain Megatron-LM runs them in line. Calibrated once on every
+    """Share of tensor-parallel collective time hidden behind compute in training; a server pays its
+    all-reduces in line (model.inference.prefill). Megatron-Core can hide the sequence-parallel
+    all-gathers and reduce-scatters behind the neighbouring products (Transformer Engine's
+    userbuffers overlap, which Megatron Bridge's performance recipes turn on); plain Megatron-LM
+    runs them in line. Calibrated once on every
     measurement (python -m model.validation.calibrate: 0.3, 0.5 and 0.7 tried)."""
     dp_overlap: float
     """Share of the overlappable window in which data-parallel gradient traffic is hidden."""

@@ -261,7 +261,8 @@ _TABLE: tuple[str | Formula, ...] = (
         "Tensor-parallel all-reduces",
         r"T_{tp} = (1 - o_{tp}) \cdot 4 \left\lceil L/p \right\rceil m \cdot T_{AR}(2bsh),"
         rf"\quad o_{{tp}} = {EXPECTED.tp_overlap:g}",
-        "Four per layer per micro-batch in training (six with full recomputation); two per layer per decode step",
+        "Four per layer per micro-batch in training (six with full recomputation), o_tp of them hidden; "
+        "a server pays two per layer per pass in full (vLLM's RowParallelLinear all-reduces after its product)",
         "Megatron-LM, Shoeybi et al. 2019, sec. 3",
         "model.training.step_time",
     ),

@@ -56,10 +56,13 @@ def _prefill_stage(r: Resolved, ctx: ServingContext, tokens: float, prompt_len: 
     layers = arch.layers / ctx.pp
     communication = 0.0
     if ctx.tp > 1:
+        # Paid in full, as in decode: a server all-reduces each row-parallel product's output after
+        # it, on the same stream (vLLM's RowParallelLinear.forward calls tensor_model_parallel_all_reduce
+        # on its output; SGLang's linear layers are vLLM's), so nothing hides it. Training's overlap
+        # (Efficiencies.tp_overlap) is Megatron-Core's, which no serving stack runs by default.
         message = local * arch.hidden * 2.0
-        exposed = 1.0 - eff.tp_overlap
         all_reduce = all_reduce_time(message, ctx.tp, rates.tp_path, eff.own_all_reduce_bytes)
-        communication = 2.0 * layers * all_reduce * exposed
+        communication = 2.0 * layers * all_reduce
         communication += split_products(arch, layers) * eff.split_sync_s
     if ctx.ep > 1:
         dispatched = local * arch.active_experts * arch.hidden * 2.0
