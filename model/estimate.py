@@ -16,6 +16,7 @@ from model.efficiency import EXPECTED, Efficiencies, efficiency_variants, matmul
 from model.inference import (
     DecodeStep,
     Offload,
+    held_bytes,
     host_budget,
     offload_needs,
     serving_capacity,
@@ -217,11 +218,12 @@ def _inference(
     plan, largest, memory, batch = choice.plan, choice.largest, choice.memory, choice.batch
     most = largest[plan.key]
     fits = serving_fits(memory, gpu.capacity_bytes, r.serving_budget)
-    split = choice.offload or _unsplit(r, memory.total, (plan.tp, plan.pp, plan.ep), batch)
+    budget = serving_capacity(gpu.capacity_bytes, r.serving_budget, held_bytes(memory))
+    split = choice.offload or _unsplit(r, memory.total, budget, (plan.tp, plan.pp, plan.ep), batch)
     if not fits:
         sizes = {
             "needed": format_gb(memory.total),
-            "budget": format_gb(serving_capacity(gpu.capacity_bytes, r.serving_budget)),
+            "budget": format_gb(budget),
             "capacity": format_gb(gpu.capacity_bytes),
         }
         if most == 0:
@@ -283,11 +285,12 @@ def _inference(
         queue_wait_s=first.queue_wait_s,
         offload=split,
         verdict=serving_verdict(fits, split),
+        budget_per_gpu=budget,
     )
     return result, _ranges(**figures)
 
 
-def _unsplit(r: Resolved, card_total: float, replica: tuple[int, int, int], batch: int) -> Offload:
+def _unsplit(r: Resolved, card_total: float, budget: float, replica: tuple[int, int, int], batch: int) -> Offload:
     """Return the no-offload entry: the replica's cards hold it all (or nothing runs), with what it needs and has.
 
     With host memory, what the cards and the host need together (model.inference.offload_needs);
@@ -303,7 +306,7 @@ def _unsplit(r: Resolved, card_total: float, replica: tuple[int, int, int], batc
         layers,
         layers,
         needed_bytes=card_total * cards,
-        has_bytes=serving_capacity(capacity, r.serving_budget) * cards,
+        has_bytes=budget * cards,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from model.inference import DecodeStep, InferenceMemory, Offload, serving_capacity
+from model.inference import DecodeStep, InferenceMemory, Offload
 from model.memory import Layout, TrainingMemory
 from model.scenario import SCENARIO_FIELDS, Recompute, Resolved
 from model.training import StepTime
@@ -77,6 +77,8 @@ class ServingCandidate(NamedTuple):
     memory_per_gpu: float
     ep: int = 1
     """Cards of attention data parallelism with experts split over them (1: a tp x pp replica)."""
+    fits: bool = True
+    """Whether the replica holds its batch within the server's budget (model.inference.serving_fits)."""
 
 
 class TrainingEstimate(NamedTuple):
@@ -159,6 +161,10 @@ class InferenceEstimate(NamedTuple):
     it all, or nothing runs), with what it needs and has (model.inference.offload)."""
     verdict: str = "fits"
     """Serving's verdict: "fits", "fits_with_offload" or "wont_run" (model.inference.serving_verdict)."""
+    budget_per_gpu: float = 0.0
+    """What the serving software lets itself use of each card, in bytes: its share of the card, or
+    (TensorRT-LLM) what the card holds before its cache plus its share of the rest
+    (:func:`model.inference.serving_capacity`); ``memory_per_gpu.total`` fits within it."""
 
 
 NOTES: dict[str, str] = {
@@ -353,9 +359,8 @@ class Estimate(NamedTuple):
         for candidate in training["layout_candidates"]:
             if candidate["memory_per_gpu"] > capacity:  # a runner-up that does not fit either
                 candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))
-        budget = serving_capacity(capacity, self.resolved.serving_budget)
         for candidate in inference["layout_candidates"]:
-            if candidate["memory_per_gpu"] > budget:
+            if not candidate["fits"]:
                 candidate.update(dict.fromkeys(_CANDIDATE_RUN_FIGURES & candidate.keys()))
         return {
             "inputs": self.inputs,

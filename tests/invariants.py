@@ -324,7 +324,22 @@ class Outcome(NamedTuple):
 
     @property
     def serving_budget(self) -> float:
-        return serving_capacity(self.capacity_bytes, self.budget)
+        """The replica's budget: a share of the card, or (TensorRT-LLM) what it holds plus a share of the rest."""
+        memory = self.inference["memory_per_gpu"]
+        return serving_capacity(self.capacity_bytes, self.budget, memory["total"] - memory["kv_cache"])
+
+    def candidate_fits(self, candidate: dict[str, Any]) -> bool:
+        """Whether a serving runner-up fits, from its memory alone where the budget is a share of the card.
+
+        A budget of the free memory depends on what each layout holds, which a candidate does not
+        report: within the least such a budget gives (held nothing) it fits; past the card it does
+        not; between the two its own flag says.
+        """
+        least = serving_capacity(self.capacity_bytes, self.budget)
+        total = candidate["memory_per_gpu"]
+        if total <= least or not self.budget.of_free:
+            return total <= least
+        return bool(candidate["fits"]) and total <= self.capacity_bytes
 
 
 def observe(scenario: Scenario) -> Outcome:
@@ -468,12 +483,15 @@ def check_no_figure_without_fit(o: Outcome) -> list[str]:
         ranges = sorted(ranged & o.data["ranges"].keys())
         if ranges:
             problems.append(f"{name} does not fit but has ranges for {', '.join(ranges)}")
-    for name, candidates, budget, figures in (
-        ("training", o.training["layout_candidates"], o.capacity_bytes, ("time_s",)),
-        ("serving", o.inference["layout_candidates"], o.serving_budget, ("tpot_s", "decode_tokens_per_s")),
+    for name, candidates, figures in (
+        ("training", o.training["layout_candidates"], ("time_s",)),
+        ("serving", o.inference["layout_candidates"], ("tpot_s", "decode_tokens_per_s")),
     ):
         for index, candidate in enumerate(candidates):
-            fits = candidate["memory_per_gpu"] <= budget
+            if name == "training":
+                fits = candidate["memory_per_gpu"] <= o.capacity_bytes
+            else:
+                fits = o.candidate_fits(candidate)
             for figure in figures:
                 value = candidate[figure]
                 if not fits and value is not None:

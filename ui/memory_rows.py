@@ -75,16 +75,15 @@ def capacity_row(gpu: Gpu) -> list[dict[str, Any]]:
     return [{"gb": gpu.capacity_bytes / 1e9, "label": capacity_text(gpu)}]
 
 
-def serving_budget_row(gpu: Gpu, serving: ServingBudget, short: bool = False) -> list[dict[str, Any]]:
+def serving_budget_row(gpu: Gpu, budget: float, short: bool = False) -> list[dict[str, Any]]:
     """Return what the serving stack uses of the card (the engine's budget) as a one-row list for a rule.
 
     Args:
         gpu: the card.
-        serving: the scenario's stack's budget (``Estimate.resolved.serving_budget``).
+        budget: bytes the stack uses of each card (``Estimate.inference.budget_per_gpu``).
         short: label it with the budget alone ('serving budget 22.6 GB'), for a chart whose line it may cross;
             else with its share of the card too.
     """
-    budget = serving.of(gpu.capacity_bytes)
     if short:
         label = tr("serving budget {budget}", budget=bytes_gb(budget))
     else:
@@ -104,6 +103,12 @@ def budget_text(serving: ServingBudget) -> str:
             "A desk runner allocates only what it needs and leaves {reserve} of each card free "
             "(the driver's context, its buffers, the display).",
             reserve=bytes_gb(serving.reserve_bytes),
+        )
+    if serving.of_free:
+        return tr(
+            "TensorRT-LLM loads the model first, then gives the KV cache {share} of the memory left "
+            "(its default free_gpu_memory_fraction) and keeps the rest in reserve.",
+            share=f"{serving.fraction:.0%}",
         )
     return tr(
         "A server fills {share} of each card (vLLM's default gpu_memory_utilization) and keeps the rest in reserve.",

@@ -59,8 +59,8 @@ def _reserve(verdict: Verdict) -> str:
     budget = verdict.serving_budget
     kept = (
         percent(1.0 - budget.fraction)
-        if budget.reserve_bytes == 0
-        else bytes_gb(verdict.capacity_bytes - budget.of(verdict.capacity_bytes))
+        if budget.reserve_bytes == 0 and not budget.of_free
+        else bytes_gb(verdict.capacity_bytes - verdict.budget_bytes)
     )
     return tr(
         "of a card's {capacity} ({reserve} kept in reserve)", capacity=bytes_gb(verdict.capacity_bytes), reserve=kept
@@ -81,7 +81,7 @@ def verdict_reason(verdict: Verdict, gpu_name: str, precision: str) -> str:
             host=bytes_gb(split.host_budget_bytes),
         )
     if verdict.goal == "serve":
-        needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.serving_budget.of(verdict.capacity_bytes))
+        needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.budget_bytes)
         return tr(
             "needs {needed} per card for one sequence; the serving software uses {budget} {reserve}",
             needed=needed,
@@ -146,7 +146,7 @@ def verdict_headline(verdict: Verdict, gpu_name: str, precision: str) -> str:
     if verdict.runs and verdict.code == "fits_with_offload" and verdict.offload is not None:
         return _offloaded(noun, verdict)
     if verdict.runs and verdict.goal == "serve":
-        needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.serving_budget.of(verdict.capacity_bytes))
+        needed, budget = _needed_and_budget(verdict.needed_bytes, verdict.budget_bytes)
         return tr(_FITS_ONE_SEQUENCE, noun=noun, needed=needed, budget=budget, reserve=_reserve(verdict))
     if verdict.runs:
         spare = verdict.capacity_bytes - verdict.needed_bytes

@@ -226,7 +226,7 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
     laptop = tr("M3 Pro laptop")
     bars = tuple(token_time_rows(comparison, cards_here, tr("Server CPU"), laptop)) if comparison.gpu_fits else None
     notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
-    budget_rule = tuple(serving_budget_row(gpu, one.resolved.serving_budget)) if goal == "serve" else None
+    budget_rule = tuple(serving_budget_row(gpu, one.inference.budget_per_gpu)) if goal == "serve" else None
     return OverviewView(
         title=tr(
             "{model} on {cards} × {gpu}", model=one.inputs["model_name"], cards=f"{scenario.cards:,}",

@@ -299,22 +299,20 @@ def throughput_takeaway(fit: LatencyFit, knee: Knee, target_ms: float, first: Ba
     )
 
 
-def misfit_reason(serving: InferenceEstimate, capacity_bytes: float, budget: ServingBudget) -> str:
+def misfit_reason(serving: InferenceEstimate) -> str:
     """Say why a chosen batch that does not fit cannot run, when smaller batches do (the engine's budget).
 
     When not even one sequence fits, the serving verdict's reason says why (``verdict_reason``).
 
     Args:
-        serving: the estimate at the chosen batch (it does not fit).
-        capacity_bytes: what the card can allocate.
-        budget: the serving stack's budget of it (``Estimate.resolved.serving_budget``).
+        serving: the estimate at the chosen batch (it does not fit); its ``budget_per_gpu`` is the budget.
     """
     return tr(
         "batch {batch} needs {needed} per card, more than the {budget} the serving software uses; "
         "at most {largest} fit",
         batch=f"{serving.batch:,}",
         needed=bytes_gb(serving.memory_per_gpu.total),
-        budget=bytes_gb(budget.of(capacity_bytes)),
+        budget=bytes_gb(serving.budget_per_gpu),
         largest=f"{serving.max_batch:,}",
     )
 

@@ -125,7 +125,7 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: 
     if serving.fits:
         reason = ""
     elif verdict.runs:
-        reason = misfit_reason(serving, gpu.capacity_bytes, result.resolved.serving_budget)
+        reason = misfit_reason(serving)
     else:
         reason = verdict_reason(verdict, gpu.short_name, scenario.precision)  # the Overview's words
     title = tr(

@@ -188,7 +188,7 @@ def inference_metrics(result: Estimate, context: float) -> list[dict[str, Any]]:
             "help": tr(
                 "Of the {budget} the serving software uses per card ({capacity} usable): {batch} sequences of "
                 "{context} tokens on {replica}.",
-                budget=bytes_gb(result.resolved.serving_budget.of(capacity)),
+                budget=bytes_gb(inference.budget_per_gpu),
                 capacity=bytes_gb(capacity),
                 batch=f"{inference.batch:,}",
                 context=f"{scenario.prompt_len + scenario.output_len:,}",

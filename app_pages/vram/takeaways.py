@@ -145,7 +145,7 @@ def inference_takeaway(result: Estimate, context: float) -> str:
     budget = tr(
         "{reserve} Here that is {budget} of the card's {capacity}.",
         reserve=budget_text(result.resolved.serving_budget),
-        budget=bytes_gb(result.resolved.serving_budget.of(capacity)),
+        budget=bytes_gb(result.inference.budget_per_gpu),
         capacity=bytes_gb(capacity),
     )
     if not largest:

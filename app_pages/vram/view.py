@@ -115,9 +115,9 @@ def vram_view(scenario: Scenario, goal: str, catalog: Catalog) -> VramView:
         serving_candidates=tuple(rows_layout.serving_candidate_rows(result)),
         memory_parts=tuple(memory_rows(result)),
         capacity=tuple(capacity_row(gpu)),
-        budget=tuple(serving_budget_row(gpu, result.resolved.serving_budget)),
-        limits=limits_caption(capacity_row(gpu), serving_budget_row(gpu, result.resolved.serving_budget)),
-        short_budget=tuple(serving_budget_row(gpu, result.resolved.serving_budget, short=True)),
+        budget=tuple(serving_budget_row(gpu, result.inference.budget_per_gpu)),
+        limits=limits_caption(capacity_row(gpu), serving_budget_row(gpu, result.inference.budget_per_gpu)),
+        short_budget=tuple(serving_budget_row(gpu, result.inference.budget_per_gpu, short=True)),
         notes=tuple(note_lines(result)),
         knob_charts=tuple(
             KnobChart(tuple(rows_vram.knob_rows(sweep)), tr(rows_vram.KNOB_TITLES[sweep.knob])) for sweep in sweeps

@@ -86,7 +86,10 @@ class Verdict(NamedTuple):
     """Training that fits: memory per card on the same layout with every layer recomputed, the least it
     can take (the search fills the card with the fastest setting that fits); None for serving."""
     serving_budget: ServingBudget = ServingBudget()
-    """Serving: what the scenario's stack lets itself use of each card (``budget.of(capacity_bytes)``)."""
+    """Serving: how the scenario's stack budgets each card (a share of it, or of what is free)."""
+    budget_bytes: float = 0.0
+    """Serving: what that budget lets the stack use of each card for this model, in bytes (the
+    estimate's ``budget_per_gpu``; 0 for training)."""
 
 
 def goal_scenario(scenario: Scenario, goal: Goal) -> Scenario:
@@ -117,11 +120,12 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     capacity = result.resolved.gpu.capacity_bytes
     budget = result.resolved.serving_budget
     inference = result.inference
+    usable = inference.budget_per_gpu
     needed = inference.memory_per_gpu.total
     split = inference.offload if inference.offload.mode != "none" or not inference.fits else None
     if inference.fits:
         rate = inference.decode_tokens_per_s_per_user
-        return Verdict("serve", True, None, needed, capacity, (), inference.verdict, split, rate, None, budget)
+        return Verdict("serve", True, None, needed, capacity, (), inference.verdict, split, rate, None, budget, usable)
     fixes: list[Fix | None] = []
     cards = fewest_serving_cards(one, cat)
     if cards is not None and cards > scenario.cards:
@@ -133,7 +137,18 @@ def _serving_verdict(scenario: Scenario, cat: Catalog) -> Verdict:
     if SHORTEST_USEFUL_CONTEXT <= context < scenario.prompt_len + scenario.output_len:
         fixes.append(_checked(with_context(one, int(context)), "context", int(context), "inference", cat))
     found = tuple(fix for fix in fixes if fix is not None)
-    return Verdict("serve", False, None, needed, capacity, found, inference.verdict, split, serving_budget=budget)
+    return Verdict(
+        "serve",
+        False,
+        None,
+        needed,
+        capacity,
+        found,
+        inference.verdict,
+        split,
+        serving_budget=budget,
+        budget_bytes=usable,
+    )
 
 
 def _training_verdict(scenario: Scenario, goal: Goal, cat: Catalog) -> Verdict:

@@ -60,27 +60,48 @@ STACK_IDS: Final[tuple[StackId, ...]] = get_args(StackId)
 """Every stack a scenario may name (data/stacks.yaml has one row for each)."""
 PLATFORM_IDS: Final[tuple[str, ...]] = ("cuda", "rocm", "synapseai", "xla", "cann", "metal", "cpu")
 SERVING_MEMORY_FRACTION = 0.9
-"""Share of a card's memory a serving engine lets itself use for weights, activations and KV cache:
-vLLM's gpu_memory_utilization and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction both
-default to 0.9 (SGLang sizes its mem_fraction_static near 0.88 on large cards). The rest is the
-server's reserve (CUDA graphs, the allocator's fragmentation, other processes). It is typical's
-serving budget; a stack that allocates only what it needs says so (:class:`ServingBudget`)."""
+"""Share of memory a serving engine lets itself use: vLLM's gpu_memory_utilization (of the whole
+card, for weights, activations and KV cache) and TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction
+(of what is free once the engine is loaded, for the KV cache) both default to 0.9 (SGLang sizes its
+mem_fraction_static near 0.88 on large cards). The rest is the server's reserve (CUDA graphs, the
+allocator's fragmentation, other processes). It is typical's serving budget; a stack that allocates
+only what it needs, or sizes its cache from the free memory, says so (:class:`ServingBudget`)."""
 
 
 class ServingBudget(NamedTuple):
     """What a serving stack lets itself use of each card: a share of it, less a fixed reserve.
 
-    A data-centre server takes a share up front (vLLM's gpu_memory_utilization 0.9); a desk runner
-    allocates exactly its weights, cache and buffers and leaves only a margin (llama.cpp's --fit
-    keeps 1 GiB free per device).
+    A data-centre server takes a share of the card up front (vLLM's gpu_memory_utilization 0.9);
+    TensorRT-LLM loads its engine first and gives the KV cache a share of what is then free
+    (``of_free``: KvCacheConfig.free_gpu_memory_fraction, 0.9 of the free memory, so a model that
+    fills most of the card keeps most of the rest for its cache); a desk runner allocates exactly its
+    weights, cache and buffers and leaves only a margin (llama.cpp's --fit keeps 1 GiB free per device).
     """
 
     fraction: float = SERVING_MEMORY_FRACTION
     reserve_bytes: float = 0.0
+    of_free: bool = False
+    """The share is of the memory left once the weights, activations and runtime are held."""
 
-    def of(self, capacity_bytes: float) -> float:
-        """Return the bytes of a card of ``capacity_bytes`` this budget lets the stack use."""
+    def of(self, capacity_bytes: float, held_bytes: float = 0.0) -> float:
+        """Return the bytes of a card of ``capacity_bytes`` this budget lets the stack use.
+
+        ``held_bytes`` is what is on the card before the cache is sized (weights, activations,
+        runtime); it matters only to a budget ``of_free``, whose use is then held plus its share of
+        the rest. Without it such a budget reads as a share of the whole card (the least it gives).
+        """
+        if self.of_free:
+            held = min(max(held_bytes, 0.0), capacity_bytes)
+            return held + (capacity_bytes - held) * self.fraction - self.reserve_bytes
         return capacity_bytes * self.fraction - self.reserve_bytes
+
+    def growth_share(self) -> float:
+        """Return the share of each held byte the budget gives up: 1, or the share ``of_free``.
+
+        Held bytes of an ``of_free`` budget come out of the free memory before its share is taken,
+        so each one costs the cache only ``fraction`` of a byte.
+        """
+        return self.fraction if self.of_free else 1.0
 
 
 KvAuto = Literal["format", "activations"]
@@ -289,14 +310,17 @@ def _stack(row: Row) -> Stack:
 
 
 def _budget(row: Row) -> ServingBudget:
-    """Read a stack's serving budget: its share of each card (typical's 0.9 unless said) less a reserve in GiB."""
+    """Read a stack's serving budget: its share of each card or of the free memory (0.9 unless said), less GiB kept."""
     fraction = row.raw.get("memory_fraction", SERVING_MEMORY_FRACTION)
+    of_free = row.raw.get("memory_of_free", False)
+    if not isinstance(of_free, bool):
+        raise row.fail("memory_of_free", "true or false")
     reserve = row.raw.get("memory_reserve_gib", 0.0)
     if not isinstance(fraction, (int, float)) or not 0.5 <= fraction <= 1.0:
         raise row.fail("memory_fraction", "a share of the card from 0.5 to 1")
     if not isinstance(reserve, (int, float)) or not 0.0 <= reserve <= 16.0:
         raise row.fail("memory_reserve_gib", "GiB from 0 to 16")
-    return ServingBudget(float(fraction), float(reserve) * 2.0**30)
+    return ServingBudget(float(fraction), float(reserve) * 2.0**30, of_free)
 
 
 def _family(row: Row) -> Family:

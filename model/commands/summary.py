@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from model.analyses.verdict import Fix, Goal, goal_verdict
 from model.catalog import Catalog
-from model.inference import serving_capacity
 from model.layouts.serving import replica_name
 from model.results import Estimate
 from model.scenario import ADAPTER_NAMES
@@ -38,7 +37,7 @@ def _not_run(result: Estimate, goal: Goal, needed: float, catalog: Catalog | Non
     if verdict.refusal == "untrainable_precision":
         precision = result.resolved.precision
         return f"not run: {precision} is a weight format for serving, not trained, so no time or cost{remedy}"
-    budget = serving_capacity(capacity, result.resolved.serving_budget)
+    budget = result.inference.budget_per_gpu
     room = (
         f"a server budgets {format_gb(budget)} of the card's {format_gb(capacity)}"
         if goal == "serve"

@@ -25,6 +25,7 @@ __all__ = [
     "TYPICAL_BUDGET",
     "InferenceMemory",
     "ServingLoad",
+    "held_bytes",
     "inference_memory",
     "inference_weight_bytes",
     "kv_bytes_per_sequence",
@@ -37,13 +38,20 @@ TYPICAL_BUDGET = ServingBudget()
 """A data-centre server's budget: SERVING_MEMORY_FRACTION of each card."""
 
 
-def serving_capacity(capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDGET) -> float:
+def serving_capacity(capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDGET, held: float = 0.0) -> float:
     """Return the bytes of a card of ``capacity_bytes`` a serving stack budgets (typical's: SERVING_MEMORY_FRACTION).
 
     It is the one serving budget: whether a batch fits, the largest batch, the fewest cards and every
     fix ask it, with the scenario's stack's budget (:attr:`model.catalog.Stack.serving_budget`).
+    ``held`` is what the card holds before its cache is sized (:func:`held_bytes`): a budget
+    of the free memory (TensorRT-LLM's) grows with it.
     """
-    return budget.of(capacity_bytes)
+    return budget.of(capacity_bytes, held)
+
+
+def held_bytes(memory: InferenceMemory) -> float:
+    """Return what a serving card holds before its KV cache is sized: everything but the cache."""
+    return memory.total - memory.kv_cache
 
 
 def serving_fits(memory: InferenceMemory, capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDGET) -> bool:
@@ -53,7 +61,7 @@ def serving_fits(memory: InferenceMemory, capacity_bytes: float, budget: Serving
     the largest batch (:func:`max_batch_that_fits` solves it), so "fits" and "the most that fit"
     never disagree.
     """
-    return memory.total <= serving_capacity(capacity_bytes, budget)
+    return memory.total <= serving_capacity(capacity_bytes, budget, held_bytes(memory))
 
 
 class ServingLoad(NamedTuple):
@@ -143,14 +151,20 @@ def max_batch_that_fits(
     sequence adds only its KV cache and logits. Solve each piece, keep the larger, then check.
     With attention data parallelism the solve is per card and the replica holds ``ep`` times it.
     """
-    budget = serving_capacity(capacity_bytes, load.budget)
     prompt_len = load.prompt_len
     fixed = card_weight_bytes(arch, load.precision, tp=tp, pp=pp, ep=ep) + load.runtime_bytes
     activation = arch.stats.activation_bytes_per_token_layer / tp
     per_sequence = kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
     chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
-    small = (budget - fixed) / (per_sequence + prompt_len * activation)
-    large = (budget - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
+
+    def room(held: float) -> float:  # what the budget leaves for the batch's cache and logits
+        return serving_capacity(capacity_bytes, load.budget, held) - held
+
+    # Activations are held before the cache is sized: a budget of the free memory loses only its
+    # share of each activation byte (ServingBudget.growth_share).
+    share = load.budget.growth_share()
+    small = room(fixed) / (per_sequence + share * prompt_len * activation)
+    large = room(fixed + PREFILL_CHUNK_TOKENS * activation) / per_sequence
     candidates = [min(small, chunk_limit)]
     if large > chunk_limit:
         candidates.append(large)

@@ -384,7 +384,9 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
         else inference_memory(arch, load, batch=batch, tp=plan.tp, pp=plan.pp, ep=plan.ep)
     )
     candidates = tuple(
-        ServingCandidate(option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep)
+        ServingCandidate(
+            option.tp, option.pp, option.dp, batch_of(option), tpot, rate, option.memory.total, option.ep, option.fits
+        )
         for option, tpot, rate in ranked[: 1 + CANDIDATES_SHOWN]
     )
     context = expected[plan.key][0]

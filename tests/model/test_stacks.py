@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
+import yaml
 
 from model import Scenario, ScenarioError, auto_kv_precision, default_catalog, estimate
-from model.catalog import STACK_IDS
+from model.catalog import STACK_IDS, CatalogError
+from model.catalog.stacks import read_stacks
 from model.stacks import platform_of, serving_efficiencies, training_knobs, with_constants
 
 CATALOG = default_catalog()
@@ -178,3 +181,35 @@ def test_fp8_weights_keep_the_cache_the_software_keeps_when_none_is_named(stack:
     assert named.resolved.kv_precision == "fp8"  # a format the user names is kept, whatever the software
     if kv == "bf16":  # a 16-bit cache holds half the tokens: fewer sequences fit the same cards
         assert result.inference.max_batch < named.inference.max_batch
+
+
+def test_tensorrt_llm_gives_its_cache_a_share_of_the_memory_left_after_the_model():
+    """KvCacheConfig.free_gpu_memory_fraction: 0.9 of what is free once the engine is loaded, not of the card.
+
+    Llama 3.1 70B in FP8 fills 71 of an H100's 85 GB: vLLM's 0.9 of the card leaves about 5 GB for the
+    cache, TensorRT-LLM's 0.9 of the rest about 12 GB, so it runs over twice the sequences.
+    """
+    seventy = Scenario(model="llama-3.1-70b", precision="fp8", kv_precision="fp8", gpu="h100-sxm", cards=1, tp=1)
+    seventy = dataclasses.replace(seventy, batch="max", prompt_len=1000, output_len=1000)
+    trt = estimate(dataclasses.replace(seventy, stack="trtllm"))
+    vllm = estimate(dataclasses.replace(seventy, stack="vllm"))
+    budget, card = trt.resolved.serving_budget, trt.resolved.gpu.capacity_bytes
+    memory = trt.inference.memory_per_gpu
+    held = memory.total - memory.kv_cache
+    assert budget.of_free and not vllm.resolved.serving_budget.of_free
+    assert budget.of(card, held) == pytest.approx(held + 0.9 * (card - held))
+    assert trt.inference.budget_per_gpu == pytest.approx(budget.of(card, held))
+    assert budget.of(card) == pytest.approx(0.9 * card)  # nothing held: the least it gives, a share of the card
+    assert trt.inference.max_batch > 2 * vllm.inference.max_batch
+    # The largest batch is the last that fits under the same budget: one more does not.
+    largest = trt.inference.max_batch
+    assert estimate(dataclasses.replace(seventy, stack="trtllm", batch=largest)).inference.fits
+    assert not estimate(dataclasses.replace(seventy, stack="trtllm", batch=largest + 1)).inference.fits
+
+
+def test_a_budget_of_the_free_memory_must_say_true_or_false():
+    document = yaml.safe_load(Path("data/stacks.yaml").read_text())
+    trt = next(row for row in document["stacks"] if row["id"] == "trtllm")
+    trt["memory_of_free"] = 0.9
+    with pytest.raises(CatalogError, match=r"memory_of_free.*true or false"):
+        read_stacks(document)

@@ -11,7 +11,7 @@ CAPACITY = [{"gb": 80.0, "label": "H100: 80 GB"}]
 def test_the_memory_chart_marks_the_servers_budget_beside_the_card():
     parts = [{"workload": "Inference", "component": "KV cache", "gb": 40.0, "order": 5}]
     gpu = default_catalog().gpus["rtx-4090"]
-    budget = serving_budget_row(gpu, estimate(Scenario(gpu="rtx-4090")).resolved.serving_budget)
+    budget = serving_budget_row(gpu, estimate(Scenario(gpu="rtx-4090")).inference.budget_per_gpu)
     assert budget[0]["gb"] == serving_capacity(gpu.capacity_bytes) / 1e9  # the engine's one budget (typical's)
     assert "90%" in budget[0]["label"] and f"{gpu.capacity_bytes / 1e9:,.1f} GB" in budget[0]["label"]
     spec = memory_breakdown_chart(parts=parts, capacity=CAPACITY, budget=budget).to_dict()
