@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from model import Scenario, ScenarioError, auto_kv_precision, default_catalog, estimate
-from model.catalog import STACK_IDS, CatalogError
+from model import CatalogError, Scenario, ScenarioError, auto_kv_precision, default_catalog, estimate
+from model.catalog import STACK_IDS
 from model.catalog.stacks import read_stacks
 from model.stacks import platform_of, serving_efficiencies, training_knobs, with_constants
 
