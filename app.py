@@ -13,7 +13,8 @@ init_state()
 pages_key = f"_pages_{current_language()}"  # titles in the visit's language; the addresses stay
 if pages_key not in st.session_state:
     st.session_state[pages_key] = build_pages()
-# The page list across the top: the sidebar starts with the scenario, which fits a projector's 720 px.
+# The pages across the top, four links and two drop-downs (ui/navigation.py): the sidebar starts with
+# the scenario, which fits a projector's 720 px.
 page = st.navigation(st.session_state[pages_key], position="top")
 render_scenario_sidebar()
 render_share(page.title)
