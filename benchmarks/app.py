@@ -62,8 +62,8 @@ def shell_rerun(repeats: int = 20) -> float:
     follows app.py as it changes.
     """
     source = (ROOT / "app.py").read_text(encoding="utf-8")
-    empty = 'st.session_state["_pages"] = [st.Page(lambda: st.title("Empty"), title="Empty", default=True)]'
-    shell = source.replace('st.session_state["_pages"] = build_pages()', empty)
+    empty = 'st.session_state[pages_key] = [st.Page(lambda: st.title("Empty"), title="Empty", default=True)]'
+    shell = source.replace("st.session_state[pages_key] = build_pages()", empty)
     if shell == source:
         raise RuntimeError("app.py no longer builds its pages with build_pages(); update shell_rerun")
     at = AppTest.from_string(shell, default_timeout=60).run()
