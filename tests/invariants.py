@@ -324,9 +324,9 @@ class Outcome(NamedTuple):
 
     @property
     def serving_budget(self) -> float:
-        """The replica's budget: a share of the card, or (TensorRT-LLM) what it holds plus a share of the rest."""
+        """The replica's budget: a share of the card, or (TensorRT-LLM) weights and runtime plus a share of the rest."""
         memory = self.inference["memory_per_gpu"]
-        return serving_capacity(self.capacity_bytes, self.budget, memory["total"] - memory["kv_cache"])
+        return serving_capacity(self.capacity_bytes, self.budget, memory["weights"] + memory["other"])
 
     def candidate_fits(self, candidate: dict[str, Any]) -> bool:
         """Whether a serving runner-up fits, from its memory alone where the budget is a share of the card.

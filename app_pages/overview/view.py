@@ -226,7 +226,10 @@ def overview_view(scenario: Scenario, goal: str, catalog: Catalog) -> OverviewVi
     laptop = tr("M3 Pro laptop")
     bars = tuple(token_time_rows(comparison, cards_here, tr("Server CPU"), laptop)) if comparison.gpu_fits else None
     notes = token_time_notes(comparison, gpu.short_name, cards_here, one.inputs["model_name"], cpu.memory_bytes)
-    budget_rule = tuple(serving_budget_row(gpu, one.inference.budget_per_gpu)) if goal == "serve" else None
+    # The rule is the budget of the heavier bar's replica: a budget of the free memory (TensorRT-LLM's)
+    # grows with the weights a card holds, and full load may run another layout than one user.
+    drawn = full if goal == "serve" and serving_verdict.runs else one
+    budget_rule = tuple(serving_budget_row(gpu, drawn.inference.budget_per_gpu)) if goal == "serve" else None
     return OverviewView(
         title=tr(
             "{model} on {cards} × {gpu}", model=one.inputs["model_name"], cards=f"{scenario.cards:,}",

@@ -81,27 +81,20 @@ class ServingBudget(NamedTuple):
     fraction: float = SERVING_MEMORY_FRACTION
     reserve_bytes: float = 0.0
     of_free: bool = False
-    """The share is of the memory left once the weights, activations and runtime are held."""
+    """The share is of the memory left once the weights and the runtime are loaded."""
 
     def of(self, capacity_bytes: float, held_bytes: float = 0.0) -> float:
         """Return the bytes of a card of ``capacity_bytes`` this budget lets the stack use.
 
-        ``held_bytes`` is what is on the card before the cache is sized (weights, activations,
-        runtime); it matters only to a budget ``of_free``, whose use is then held plus its share of
-        the rest. Without it such a budget reads as a share of the whole card (the least it gives).
+        ``held_bytes`` is what is on the card before the cache is sized (the weights and the
+        runtime, which do not change with the batch, so neither does the budget); it matters only to
+        a budget ``of_free``, whose use is then held plus its share of the rest. Without it such a
+        budget reads as a share of the whole card (the least it gives).
         """
         if self.of_free:
             held = min(max(held_bytes, 0.0), capacity_bytes)
             return held + (capacity_bytes - held) * self.fraction - self.reserve_bytes
         return capacity_bytes * self.fraction - self.reserve_bytes
-
-    def growth_share(self) -> float:
-        """Return the share of each held byte the budget gives up: 1, or the share ``of_free``.
-
-        Held bytes of an ``of_free`` budget come out of the free memory before its share is taken,
-        so each one costs the cache only ``fraction`` of a byte.
-        """
-        return self.fraction if self.of_free else 1.0
 
 
 KvAuto = Literal["format", "activations"]

@@ -50,8 +50,12 @@ def serving_capacity(capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDG
 
 
 def held_bytes(memory: InferenceMemory) -> float:
-    """Return what a serving card holds before its KV cache is sized: everything but the cache."""
-    return memory.total - memory.kv_cache
+    """Return what a serving card holds before its KV cache is sized: the weights and the runtime.
+
+    Neither changes with the batch, so a budget of the free memory is one figure per layout; the
+    cache, the prefill chunk's activations and the logits all come out of it.
+    """
+    return memory.weights + memory.other
 
 
 def serving_fits(memory: InferenceMemory, capacity_bytes: float, budget: ServingBudget = TYPICAL_BUDGET) -> bool:
@@ -156,15 +160,9 @@ def max_batch_that_fits(
     activation = arch.stats.activation_bytes_per_token_layer / tp
     per_sequence = kv_bytes_per_sequence(arch, load.context, load.kv_precision, tp, pp) + arch.vocab * LOGIT_BYTES / tp
     chunk_limit = PREFILL_CHUNK_TOKENS // max(prompt_len, 1)  # largest batch whose prompts fit one chunk
-
-    def room(held: float) -> float:  # what the budget leaves for the batch's cache and logits
-        return serving_capacity(capacity_bytes, load.budget, held) - held
-
-    # Activations are held before the cache is sized: a budget of the free memory loses only its
-    # share of each activation byte (ServingBudget.growth_share).
-    share = load.budget.growth_share()
-    small = room(fixed) / (per_sequence + share * prompt_len * activation)
-    large = room(fixed + PREFILL_CHUNK_TOKENS * activation) / per_sequence
+    budget = serving_capacity(capacity_bytes, load.budget, fixed)  # fixed is what held_bytes counts
+    small = (budget - fixed) / (per_sequence + prompt_len * activation)
+    large = (budget - fixed - PREFILL_CHUNK_TOKENS * activation) / per_sequence
     candidates = [min(small, chunk_limit)]
     if large > chunk_limit:
         candidates.append(large)
