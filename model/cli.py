@@ -112,6 +112,11 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
         help="sequences in flight over every replica, as a benchmark's --max-concurrency sets: each replica "
         "serves its share (instead of --batch)",
     )  # fmt: skip
+    inf.add_argument(
+        "--requests", type=scenario_whole("requests", "requests in a batch job"), metavar="N",
+        help="a batch job of N requests offered at once (an offline run over a prompt set): served in waves of "
+        "what runs at once, throughput is the job's output over its time",
+    )  # fmt: skip
     inf.add_argument("--prompt-len", type=scenario_whole("prompt_len", "a prompt length"), metavar="N")
     inf.add_argument("--output-len", type=scenario_whole("output_len", "an output length"), metavar="N")
     inf.add_argument("--utilization", type=fraction, metavar="F")

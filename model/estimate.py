@@ -28,7 +28,7 @@ from model.layouts.serving import plan_serving, serving_load
 from model.memory import TrainingRegime, training_regime
 from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
-from model.scenario import Resolved, Scenario, resolve, trains_adapters
+from model.scenario import Resolved, Scenario, offered_concurrency, resolve, trains_adapters
 from model.stacks import serving_efficiencies, training_efficiencies, training_knobs
 from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_duration, format_gb
@@ -230,13 +230,23 @@ def _inference(
             notes.append(Note("inference_does_not_fit_none", sizes))
         else:
             notes.append(Note("inference_does_not_fit_some", {**sizes, "most": str(most)}))
-    if plan.waiting:
-        wait = choice.expected[plan.key][1].queue_wait_s
+    loaded = choice.expected[plan.key][1]
+    if s.requests is not None and loaded.job_s is not None:
+        job = {
+            "requests": f"{s.requests:,}",
+            "replicas": f"{plan.dp:,}",
+            "waves": f"{loaded.waves:.3g}",
+            "running": f"{batch:,}",
+            "time": format_duration(loaded.job_s),
+            "wait": format_duration(loaded.queue_wait_s),
+        }
+        notes.append(Note("inference_job", job))
+    elif plan.waiting:
         queue = {
             "queued": f"{plan.waiting:,}",
-            "concurrency": f"{s.concurrency:,}",
+            "concurrency": f"{offered_concurrency(s) or 0:,}",
             "running": f"{batch:,}",
-            "wait": format_duration(wait),
+            "wait": format_duration(loaded.queue_wait_s),
         }
         notes.append(Note("inference_queued", queue))
     first = choice.expected[plan.key][1]
@@ -255,7 +265,8 @@ def _inference(
         "prefill_tokens_per_s": [one.prefill_tokens_per_s for one in served],
         "cost_per_million_output_tokens_usd": costs,
         # Only a queue has a wait worth a range; without one it is 0 under every efficiency set.
-        "queue_wait_s": [one.queue_wait_s for one in served] if plan.waiting else [None, None, None],
+        "queue_wait_s": [one.queue_wait_s for one in served] if plan.waiting or s.requests else [None, None, None],
+        "job_s": [one.job_s for one in served],
     }
     first = served[0]
     step = steps[0]
@@ -283,6 +294,8 @@ def _inference(
         layout_candidates=choice.candidates,
         queued=plan.waiting,
         queue_wait_s=first.queue_wait_s,
+        job_s=first.job_s,
+        waves=first.waves,
         offload=split,
         verdict=serving_verdict(fits, split),
         budget_per_gpu=budget,

@@ -49,6 +49,7 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "draft_tokens": (0, 16),
     "attention_dp": (1, 4096),
     "concurrency": (1, 10_000_000),
+    "requests": (1, 1_000_000_000),
     "prompt_len": (1, 100_000_000),
     "output_len": (1, 100_000_000),
 }

@@ -156,6 +156,11 @@ class InferenceEstimate(NamedTuple):
     """Sequences of the concurrency that wait for a slot, over all replicas (0: every one runs)."""
     queue_wait_s: float = 0.0
     """How long a sequence waits for a slot on average (:func:`model.inference.queue_wait`), part of ``ttft_s``."""
+    job_s: float | None = None
+    """A batch job's time (``Scenario.requests``), first prompt to last token, in waves of ``batch``
+    per replica; ``decode_tokens_per_s`` is then the job's output over it (None: a steady load)."""
+    waves: float = 0.0
+    """A batch job's waves per replica: the full ones plus the share of a batch the last one runs."""
     offload: Offload = Offload("none", 0, 0)
     """How the replica is split between its cards and the host's memory (mode "none": the cards hold
     it all, or nothing runs), with what it needs and has (model.inference.offload)."""
@@ -193,6 +198,10 @@ NOTES: dict[str, str] = {
     ),
     "stack_implied": (
         "software not said: {precision} on {gpu} is estimated as {stack} runs it; name a stack to change that"
+    ),
+    "inference_job": (
+        "a batch job of {requests} requests: each of the {replicas} replicas runs {running} at once, in {waves}"
+        " waves, so the job takes {time} and a request waits {wait} on average before its first token"
     ),
     "inference_queued": (
         "{queued} of {concurrency} sequences wait for a slot: each replica runs the {running} that fit,"

@@ -53,6 +53,7 @@ __all__ = [
     "Scenario",
     "check_layout",
     "dram_bandwidth_gb_s",
+    "offered_concurrency",
     "resolve",
     "trains_adapters",
     "with_batch",
@@ -157,6 +158,11 @@ class Scenario:
     concurrency: int | None = None
     """Sequences in flight over every replica (what a load generator's max concurrency sets): each
     replica serves its share, rounded up, and ``batch`` is left at 1. None: ``batch`` per replica."""
+    requests: int | None = None
+    """A batch job: this many requests offered at once (an offline run over a prompt set, or a
+    benchmark's prompts), served in waves of what runs at once; throughput is the job's output over
+    its time. Without ``batch`` or ``concurrency`` they are all in flight, so each replica runs the
+    largest batch that fits and the rest wait. None: a steady load that never runs dry."""
     prompt_len: int = 1024
     output_len: int = 256
     utilization: float = 0.7
@@ -209,9 +215,23 @@ def _scenario_from_values(values: tuple[Any, ...]) -> Scenario:
     return Scenario(**dict(zip(SCENARIO_FIELDS, values, strict=True)))
 
 
+def offered_concurrency(scenario: Scenario) -> int | None:
+    """Return the sequences in flight over all replicas the scenario offers, if it counts them so.
+
+    Its concurrency; or, for a batch job left at the default batch of one, the whole job (every
+    request is offered at once, so what does not fit waits). None: a batch per replica.
+    """
+    if scenario.concurrency is not None:
+        return scenario.concurrency
+    if scenario.requests is not None and scenario.batch == 1:
+        return scenario.requests
+    return None
+
+
 def with_batch(scenario: Scenario, batch: int | Literal["max"]) -> Scenario:
-    """Return ``scenario`` serving ``batch`` sequences on each replica (a concurrency over all replicas dropped)."""
-    return replace(scenario, batch=batch, concurrency=None)
+    """Return ``scenario`` serving ``batch`` sequences on each replica under a steady load (a concurrency
+    over all replicas, and a batch job's size, dropped)."""
+    return replace(scenario, batch=batch, concurrency=None, requests=None)
 
 
 class HostMemory(NamedTuple):

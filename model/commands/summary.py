@@ -11,7 +11,7 @@ from model.analyses.verdict import Fix, Goal, goal_verdict
 from model.catalog import Catalog
 from model.layouts.serving import replica_name
 from model.results import Estimate
-from model.scenario import ADAPTER_NAMES
+from model.scenario import ADAPTER_NAMES, offered_concurrency
 from model.units import DAY_S, GB, format_gb
 
 __all__ = ["summary"]
@@ -100,14 +100,19 @@ def summary(result: Estimate, catalog: Catalog | None = None) -> str:
         f"memory per card {i.memory_per_gpu.total / GB:,.1f} GB "
         f"(weights {i.memory_per_gpu.weights / GB:,.1f}, KV cache {i.memory_per_gpu.kv_cache / GB:,.1f}); "
         f"replica {replica_name(i.tp, i.pp, i.ep, times='x')}, {i.dp} replicas; batch {i.batch:,} per replica, "
-        f"{result.resolved.scenario.concurrency or i.dp * i.batch:,} in all"
+        f"{offered_concurrency(result.resolved.scenario) or i.dp * i.batch:,} in all"
         + (f", {i.queued:,} waiting for a slot" if i.queued else "")
         + f" (max {i.max_batch:,} per replica)",
     ]
     if i.fits:
+        if i.job_s is not None:
+            lines.append(
+                f"  batch job of {result.resolved.scenario.requests:,} requests: {i.waves:.3g} waves per replica, "
+                f"{i.job_s:,.1f} s in all"
+            )
         lines.append(
             f"  TTFT {i.ttft_s * 1e3:,.1f} ms"
-            + (f" ({i.queue_wait_s * 1e3:,.1f} ms of it in the queue)" if i.queued else "")
+            + (f" ({i.queue_wait_s * 1e3:,.1f} ms of it in the queue)" if i.queue_wait_s else "")
             + f", TPOT {i.tpot_s * 1e3:,.2f} ms "
             f"(roofline {i.tpot_roofline_s * 1e3:,.2f} ms), "
             f"{i.decode_tokens_per_s_per_user:,.1f} tokens/s per user, {i.decode_tokens_per_s:,.0f} tokens/s in total, "

@@ -19,7 +19,7 @@ from model.inference.offload import Offload, offloaded_prefill, offloaded_step
 from model.inference.prefill import prefill_time
 from model.scenario import Resolved
 
-__all__ = ["LoadedServing", "busiest_rank_prompts", "eager_iteration_share", "loaded_serving", "queue_wait"]
+__all__ = ["JobWaves", "LoadedServing", "busiest_rank_prompts", "eager_iteration_share", "job_waves", "loaded_serving", "queue_wait"]
 
 
 class LoadedServing(NamedTuple):
@@ -43,6 +43,10 @@ class LoadedServing(NamedTuple):
     queue_wait_s: float = 0.0
     """How long a sequence waits, on average, for a slot before its prefill starts (:func:`queue_wait`;
     included in ``ttft_s``; 0 when every sequence in flight runs)."""
+    job_s: float | None = None
+    """A batch job's time, first prompt to last token (:func:`job_waves`; None: a steady load)."""
+    waves: float = 0.0
+    """A batch job's waves per replica: full ones, plus the share of a batch the last one runs."""
 
 
 def busiest_rank_prompts(per_rank: float, ranks: int) -> float:
@@ -91,6 +95,32 @@ def queue_wait(waiting: int, tokens_per_s: float, output_len: int) -> float:
     return waiting * output_len / tokens_per_s
 
 
+class JobWaves(NamedTuple):
+    """How a replica works through its share of a batch job, in waves of what it runs at once."""
+
+    full: int
+    """Waves at the full batch."""
+    last: int
+    """Sequences in the last, partial wave (0: none)."""
+    mean_wait_waves: float
+    """Waves a request waits for, on average, before its own starts."""
+
+
+def job_waves(requests: float, batch: int) -> JobWaves:
+    """Split one replica's ``requests`` into waves of ``batch``.
+
+    Requests offered at once with equal lengths start together and finish together, so a server
+    that admits a request when a slot frees runs them in waves (trtllm-bench and vLLM's
+    benchmark_throughput submit the whole prompt set at once; their figure is output tokens over
+    the whole run). The last wave runs the remainder: a small one costs nearly a full wave's weight
+    reads for a fraction of its tokens, which a steady load, always refilled, never pays.
+    """
+    whole = max(1, math.ceil(requests - 1e-9))
+    full, last = divmod(whole, batch)
+    waits = batch * full * (full - 1) / 2 + last * full
+    return JobWaves(full, last, waits / whole)
+
+
 def loaded_serving(
     r: Resolved,
     ctx: ServingContext,
@@ -125,6 +155,38 @@ def loaded_serving(
     least its kernels' host launch time (:attr:`Efficiencies.eager_kernel_s`).
     """
     output = float(r.scenario.output_len)
+    job = r.scenario.requests
+    share = job / replicas if job is not None else 0.0  # the job's requests one replica serves
+    single, step, cycle_s, per_token, eager = _cycle(r, ctx, rates, batch, offload)
+    tokens_per_s = replicas * batch * output / cycle_s
+    wait = queue_wait(waiting, tokens_per_s, r.scenario.output_len)
+    job_s, waves = None, 0.0
+    if job is not None:
+        plan = job_waves(share, batch)
+        job_s = plan.full * cycle_s + (_cycle(r, ctx, rates, plan.last, offload)[2] if plan.last else 0.0)
+        tokens_per_s = replicas * share * output / job_s
+        wait = plan.mean_wait_waves * cycle_s
+        waves = plan.full + plan.last / batch
+    return LoadedServing(
+        step=step,
+        tpot_s=per_token + (cycle_s - output * per_token) * (batch - 1) / batch / output,
+        ttft_s=single + (0.5 * step.total if batch > 1 else 0.0) + wait,
+        tokens_per_s=tokens_per_s,
+        prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / (cycle_s - output * per_token),
+        bound="memory" if step.memory_time >= step.compute_time else "compute",
+        eager_s=eager,
+        queue_wait_s=wait,
+        job_s=job_s,
+        waves=waves,
+    )
+
+
+def _cycle(
+    r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, offload: Offload | None
+) -> tuple[float, DecodeStep, float, float, float]:
+    """Return one prompt's prefill, the decode step, one cycle's time (every prompt of ``batch``
+    prefilled and ``output`` tokens decoded for each), the time per output token, and the eager share."""
+    output = float(r.scenario.output_len)
     single = prefill_time(r, ctx, 1, rates)
     prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
     if offload is not None and offload.mode != "none":
@@ -142,15 +204,4 @@ def loaded_serving(
         if launched > step.total:
             eager = eager_iteration_share(per_rank / output, ctx.ep) * (launched - step.total) / step.tokens_per_step
     per_token = step.per_token + eager
-    tokens_per_s = replicas * batch * output / (prefill_all + output * per_token)
-    wait = queue_wait(waiting, tokens_per_s, r.scenario.output_len)
-    return LoadedServing(
-        step=step,
-        tpot_s=per_token + prefill_all * (batch - 1) / batch / output,
-        ttft_s=single + (0.5 * step.total if batch > 1 else 0.0) + wait,
-        tokens_per_s=tokens_per_s,
-        prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / prefill_all,
-        bound="memory" if step.memory_time >= step.compute_time else "compute",
-        eager_s=eager,
-        queue_wait_s=wait,
-    )
+    return single, step, prefill_all + output * per_token, per_token, eager

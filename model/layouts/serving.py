@@ -39,7 +39,7 @@ from model.layouts.grid import model_parallel_pairs, powers_of_two
 from model.layouts.training import CANDIDATES_SHOWN
 from model.memory import runtime_bytes
 from model.results import ServingCandidate
-from model.scenario import Resolved
+from model.scenario import Resolved, offered_concurrency
 from model.stacks import SEARCH, ServingPolicy, serving_policy
 
 __all__ = [
@@ -341,10 +341,11 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
         return found
     s, arch, gpu = r.scenario, r.arch, r.gpu
     load = serving_load(r)
+    offered = offered_concurrency(s)
     wanted = 1 if s.batch == "max" else int(s.batch)
     plans = serving_layouts(
         arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes, batch=wanted,
-        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, concurrency=s.concurrency, policy=serving_policy(r.stack),
+        tp=s.tp, pp=s.pp, attention_dp=s.attention_dp, concurrency=offered, policy=serving_policy(r.stack),
     )  # fmt: skip
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.
@@ -355,15 +356,20 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     )
     expected: dict[tuple[int, int, int], tuple[ServingContext, LoadedServing]] = {}
 
+    def batch_of(option: InferencePlan) -> int:
+        running = max(1, largest[option.key]) if s.batch == "max" else option.batch
+        # A batch job smaller than a replica's batch runs whole, in one wave of its share.
+        return running if s.requests is None else min(running, job_share(s.requests, option))
+
     def score(plan: InferencePlan) -> tuple[float, float]:
         ctx = serving_context(r, tp=plan.tp, pp=plan.pp, compute_key=key, ep=plan.ep)
-        batch = max(1, largest[plan.key]) if s.batch == "max" else plan.batch
+        batch = batch_of(plan)
         served = loaded_serving(r, ctx, serving_rates(r, ctx, eff), batch, plan.busy, plan.waiting)
         expected[plan.key] = ctx, served
         return served.tpot_s, served.tokens_per_s
 
     plan, ranked = choose_serving_layout(
-        plans, score, one_user=(s.concurrency or s.batch) == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
+        plans, score, one_user=(offered or s.batch) == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
     if plan.key not in largest:
         largest[plan.key] = max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
@@ -373,9 +379,6 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
             return _SERVING_CHOICES.put((r, eff), offloaded)
         if plan.ep == 1:  # the same replica: what a split would hold, fewer than the batch asked
             largest[plan.key] = offloaded
-
-    def batch_of(option: InferencePlan) -> int:
-        return max(1, largest[option.key]) if s.batch == "max" else option.batch
 
     batch = batch_of(plan)
     memory = (
@@ -399,6 +402,11 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     return _SERVING_CHOICES.put((r, eff), choice)
 
 
+def job_share(requests: int, plan: InferencePlan) -> int:
+    """Return the most requests of a batch job one of ``plan``'s replicas serves (an even split, rounded up)."""
+    return max(1, -(-requests // plan.dp))
+
+
 def _offloaded_choice(
     r: Resolved, key: str, eff: Efficiencies, load: ServingLoad, plan: InferencePlan
 ) -> ServingChoice | int:
@@ -417,16 +425,19 @@ def _offloaded_choice(
             return 0  # attention DP was asked for: a layer split is another replica
         plan = serving_layouts(
             r.arch, load, cards=s.cards, gpus_per_node=r.gpus_per_node, capacity_bytes=gpu.capacity_bytes,
-            batch=plan.batch, tp=s.tp, pp=s.pp, attention_dp=1, concurrency=s.concurrency,
+            batch=plan.batch, tp=s.tp, pp=s.pp, attention_dp=1, concurrency=offered_concurrency(s),
         )[0]  # fmt: skip
     most = largest_offloaded_batch(r, load, tp=plan.tp, pp=plan.pp, capacity_bytes=gpu.capacity_bytes)
     batch = max(1, most) if s.batch == "max" else plan.batch
     waiting = 0
-    if s.concurrency is not None and batch > most >= 1:
+    offered = offered_concurrency(s)
+    if offered is not None and batch > most >= 1:
         # A concurrency queues on a split as on the cards alone: each replica runs the most it holds.
-        batch, waiting = most, max(0, s.concurrency - plan.dp * most)
+        batch, waiting = most, max(0, offered - plan.dp * most)
     if batch > most:
         return most
+    if s.requests is not None:
+        batch = min(batch, job_share(s.requests, plan))
     placed = place_offload(r, load, tp=plan.tp, pp=plan.pp, batch=batch, capacity_bytes=gpu.capacity_bytes)
     assert placed is not None  # batch <= most, and a split holds fewer sequences whenever it holds more
     split, memory = placed

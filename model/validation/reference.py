@@ -87,7 +87,8 @@ else (layout, micro-batch, global batch, ZeRO, recomputation, interleaving) is l
 TYPED_SERVING_FIELDS: frozenset[str] = frozenset(
     {
         *(name for name in TYPED_FIELDS if name not in {"tokens", "seq_len", "finetune"}),
-        *("kv_precision", "batch", "concurrency", "prompt_len", "output_len", "draft_tokens", "draft_acceptance"),
+        *("kv_precision", "batch", "concurrency", "requests", "prompt_len", "output_len"),
+        *("draft_tokens", "draft_acceptance"),
         "stack",
     }
 )
