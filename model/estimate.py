@@ -231,7 +231,7 @@ def _inference(
         else:
             notes.append(Note("inference_does_not_fit_some", {**sizes, "most": str(most)}))
     loaded = choice.expected[plan.key][1]
-    if s.requests is not None and loaded.job_s is not None:
+    if s.requests is not None and fits and loaded.job_s is not None:
         job = {
             "requests": f"{s.requests:,}",
             "replicas": f"{plan.dp:,}",

@@ -389,7 +389,7 @@ _SERVING_RUN_FIGURES = frozenset(
     {
         "ttft_s", "tpot_s", "tpot_roofline_s", "decode_step_s", "decode_tokens_per_s",
         "decode_tokens_per_s_per_user", "prefill_tokens_per_s", "cost_per_million_output_tokens_usd", "decode",
-        "queue_wait_s",
+        "queue_wait_s", "job_s", "waves",
     }
 )  # fmt: skip
 """What serving gives once it runs: unknown (null) when the batch does not fit."""

@@ -218,19 +218,22 @@ def _scenario_from_values(values: tuple[Any, ...]) -> Scenario:
 def offered_concurrency(scenario: Scenario) -> int | None:
     """Return the sequences in flight over all replicas the scenario offers, if it counts them so.
 
-    Its concurrency; or, for a batch job left at the default batch of one, the whole job (every
-    request is offered at once, so what does not fit waits). None: a batch per replica.
+    Its concurrency (no more than a batch job's requests); or, for a batch job left at the default
+    batch of one, the whole job (every request is offered at once, so what does not fit waits).
+    None: a batch per replica.
     """
     if scenario.concurrency is not None:
-        return scenario.concurrency
+        return min(scenario.concurrency, scenario.requests or scenario.concurrency)
     if scenario.requests is not None and scenario.batch == 1:
         return scenario.requests
     return None
 
 
 def with_batch(scenario: Scenario, batch: int | Literal["max"]) -> Scenario:
-    """Return ``scenario`` serving ``batch`` sequences on each replica under a steady load (a concurrency
-    over all replicas, and a batch job's size, dropped)."""
+    """Return ``scenario`` serving ``batch`` sequences on each replica under a steady load.
+
+    A concurrency over all replicas, and a batch job's size, are dropped.
+    """
     return replace(scenario, batch=batch, concurrency=None, requests=None)
 
 

@@ -45,7 +45,7 @@ from model.cli import main as cli_main
 from model.efficiency import EXPECTED
 from model.precision import QUANTIZED_WEIGHT_PRECISIONS, bytes_per_element
 from model.precision.formats import layer_weights, weight_breakdown
-from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, with_batch
+from model.scenario import FINETUNE_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, offered_concurrency, with_batch
 from model.stacks import training_knobs
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "check_fixed_knobs_kept",
     "check_goal_verdict",
     "check_headlines_within_ranges",
+    "check_job",
     "check_layer_split_no_faster",
     "check_layout_within_cards",
     "check_lower_precision_memory",
@@ -228,6 +229,8 @@ def draw_scenario(rng: random.Random) -> Scenario:
         fields["batch"] = "max"
     else:
         fields["concurrency"] = _log_int(rng, 1, 100_000)
+    if rng.random() < 0.15:
+        fields["requests"] = _log_int(rng, 1, 1_000_000)  # a batch job, on any of the loads above
     if rng.random() < 0.3:
         fields["recompute"] = rng.choice(RECOMPUTE_MODES)
         if fields["recompute"] == "full" and rng.random() < 0.2:
@@ -538,11 +541,13 @@ def check_serving_batch(o: Outcome) -> list[str]:
         problems.append(f"serving fits at batch {batch} but max_batch is {most}")
     if not fits and batch <= most:
         problems.append(f"serving does not fit at batch {batch} though max_batch is {most}")
-    if s.batch == "max" and fits and batch != most:
+    # A batch job smaller than the replicas' batches runs whole: its even share on each replica.
+    share = -(-s.requests // i["dp"]) if s.requests is not None else None
+    if s.batch == "max" and fits and batch != min(most, share or most):
         problems.append(f'batch "max" fits but serves {batch}, max_batch {most}')
     if batch == 1 and not fits and most != 0:
         problems.append(f"not even batch 1 fits, yet max_batch is {most}")
-    if s.batch != "max" and s.concurrency is None and batch != s.batch:
+    if s.batch != "max" and offered_concurrency(s) is None and batch != min(s.batch, share or s.batch):
         problems.append(f"batch {s.batch} asked, {batch} shown")
     return problems
 
@@ -558,9 +563,10 @@ def check_queue(o: Outcome) -> list[str]:
     i, s = o.inference, o.scenario
     problems = []
     queued, wait = i["queued"], i["queue_wait_s"]
-    expected = max(0, s.concurrency - i["dp"] * i["batch"]) if s.concurrency is not None and i["fits"] else 0
+    offered = offered_concurrency(s)
+    expected = max(0, offered - i["dp"] * i["batch"]) if offered is not None and i["fits"] else 0
     if queued != expected:
-        asked = f"concurrency {s.concurrency}" if s.concurrency is not None else f"batch {s.batch}"
+        asked = f"concurrency {offered}" if offered is not None else f"batch {s.batch}"
         problems.append(f"{queued} queued with {asked}, dp {i['dp']} x batch {i['batch']}, fits={i['fits']}")
     if not i["fits"]:
         if wait is not None:
@@ -570,7 +576,9 @@ def check_queue(o: Outcome) -> list[str]:
         problems.append(f"{queued} wait while a replica runs {i['batch']} of the {i['max_batch']} that fit")
     if not (isinstance(wait, float) and math.isfinite(wait) and wait >= 0.0):
         return [*problems, f"queue wait {wait!r}"]
-    if queued:
+    if s.requests is not None:
+        pass  # a batch job waits for its wave (check_job), not as a refilled queue does
+    elif queued:
         little = queued * s.output_len / i["decode_tokens_per_s"]
         if not _close(wait, little):
             problems.append(f"queue wait {wait:.6g} s, Little's law gives {little:.6g} s")
@@ -578,6 +586,33 @@ def check_queue(o: Outcome) -> list[str]:
         problems.append(f"nothing queued, yet a wait of {wait:.6g} s")
     if not _at_most(wait, i["ttft_s"]):
         problems.append(f"time to first token {i['ttft_s']:.6g} s is shorter than the wait {wait:.6g} s")
+    return problems
+
+
+def check_job(job: Outcome, steady: Outcome) -> list[str]:
+    """A batch job runs in waves of the running batch and never outpaces the same load kept steady.
+
+    ``steady`` is the scenario without the job (its requests all in flight as a concurrency when the
+    job set the load). The job's time covers its waves at no more than the steady rate: whole waves
+    run at it, a last partial one below it.
+    """
+    j, f = job.inference, steady.inference
+    if not j["fits"]:
+        return [] if j["job_s"] is None else [f"does not fit, yet the job takes {j['job_s']!r} s"]
+    requests = job.scenario.requests
+    assert requests is not None
+    problems = []
+    if not (isinstance(j["job_s"], float) and j["job_s"] > 0.0 and math.isfinite(j["job_s"])):
+        return [f"job time {j['job_s']!r}"]
+    output = requests * job.scenario.output_len
+    if not _close(output / j["job_s"], j["decode_tokens_per_s"]):
+        problems.append(f"{output} tokens over {j['job_s']:.6g} s, yet {j['decode_tokens_per_s']:.6g} tokens/s")
+    # Whole waves compute the steady rate another way round: equal to a few parts in a million.
+    rate, steady_rate = j["decode_tokens_per_s"], f["decode_tokens_per_s"]
+    if f["fits"] and f["batch"] == j["batch"] and not _at_most(rate, steady_rate, 1e-6):
+        problems.append(f"the job serves {rate:.6g} tokens/s, steady {steady_rate:.6g}")
+    if not j["waves"] >= min(1.0, requests / j["batch"]) - 1e-9:
+        problems.append(f"{j['waves']} waves for {requests} requests at batch {j['batch']}")
     return problems
 
 
@@ -1341,8 +1376,11 @@ def _check_scenario(
     lower = _lower_precision(rng, scenario.precision)
     if lower is not None:
         _check_lower_precision(scenario, outcome, lower, state)
-    if scenario.concurrency is not None:
+    if scenario.concurrency is not None and scenario.requests is None:  # a job has its own check
         _check_concurrency(scenario, outcome, state)
+    if scenario.requests is not None:
+        steady = dataclasses.replace(scenario, requests=None, concurrency=offered_concurrency(scenario))
+        state.check("check_job", scenario, lambda: check_job(outcome, _derived(steady)))
     if scenario.stack in LAYER_SPLIT_STACKS and scenario.cards > 1 and scenario.tp is None and scenario.pp is None:
         user = dataclasses.replace(with_batch(scenario, 1), attention_dp=None, **_TRAINING_ONLY)
         state.check(

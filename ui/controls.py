@@ -404,6 +404,7 @@ _ALL = (
     # Tokens per second.
     _decimal("target", translatable("Latency target (ms per token)"), 50.0, 1.0, 10_000.0),
     _whole("users", translatable("Users"), 0, 0, INT_LIMITS["concurrency"][1]),
+    _whole("job", translatable("Requests in a batch job"), 0, 0, INT_LIMITS["requests"][1]),
     Control("draft", translatable("Speculative decoding"), "off", _choice(lambda: DRAFT_OPTIONS)),
     # The slider asks about the acceptance rates speculative decoding reaches in practice (EAGLE, Medusa: 0.5-0.9).
     _decimal_field(

@@ -22,7 +22,9 @@ if clamped and clamped[1] != state["batch"]:
     clamped = None
 scenario = current_scenario(batch=state["batch"], **speculative_settings(state))
 # Built before the controls: the batch slider stops at the engine's largest batch (app_pages/tokens/view.py).
-view = view_or_stop(tokens_view, scenario, state["target"], clamped[0] if clamped else None, state["users"])
+view = view_or_stop(
+    tokens_view, scenario, state["target"], clamped[0] if clamped else None, state["users"], state["job"]
+)
 if view.batch != state["batch"]:
     # With users the engine chose the batch; else a link (or the VRAM page) asked for more than fits: the
     # view shows the largest that does, and says so.
@@ -71,7 +73,7 @@ for column, (label, options, label_of, key, help_text) in zip(settings.columns(4
         help=help_text,
         disabled=key == "batch" and bool(state["users"]),  # the users set it
     )
-users_column, _ = settings.columns([1, 3])
+users_column, job_column, _ = settings.columns([1, 1, 2])
 users_column.number_input(
     tr("Users in flight (0: set the batch instead)"),
     *int_bounds("users"),
@@ -83,8 +85,21 @@ users_column.number_input(
         "that fits on each replica and queues the rest, as vLLM and TGI do; the batch slider then follows it."
     ),
 )
+job_column.number_input(
+    tr("Requests in a batch job (0: a steady load)"),
+    *int_bounds("job"),
+    held_value("job"),
+    step=100,
+    key="job",
+    help=tr(
+        "An offline job over a prompt set, every request offered at once: the server runs what fits and the "
+        "rest wait for a slot, so the job runs in waves and its last, partial wave costs nearly a full one."
+    ),
+)
 if view.users_note:
     st.info(view.users_note, icon=":material/group:")
+if view.job_note:
+    st.info(view.job_note, icon=":material/schedule:")
 if view.clamp_note:
     settings.info(view.clamp_note, icon=":material/info:")
 if view.replica_caption:

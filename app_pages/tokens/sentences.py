@@ -61,6 +61,24 @@ def users_note(users: int, inference: InferenceEstimate) -> str:
     )
 
 
+def job_note(requests: int, job: InferenceEstimate, steady: InferenceEstimate) -> str:
+    """Say how a batch job of ``requests`` runs: its waves, its time, and its rate beside a steady load's."""
+    if not job.fits or job.job_s is None:
+        return ""
+    return tr(
+        "**A job of {requests} requests** runs {running} at a time on each replica, in {waves} waves: it takes "
+        "**{time}**, {rate} output tokens/s over the job against {steady} under a steady load, and a request waits "
+        "{wait} on average for its wave.",
+        requests=f"{requests:,}",
+        running=f"{job.batch:,}",
+        waves=f"{job.waves:.3g}",
+        time=duration(job.job_s),
+        rate=f"{job.decode_tokens_per_s:,.0f}",
+        steady=f"{steady.decode_tokens_per_s:,.0f}",
+        wait=duration(job.queue_wait_s),
+    )
+
+
 def knee_text(knee: Knee) -> tuple[str, str]:
     """Return the knee metric's value and the sentence under it (a dash when nothing fits)."""
     if knee.largest_batch < 1:

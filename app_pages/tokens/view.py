@@ -28,6 +28,7 @@ from app_pages.tokens.rows import (
 )
 from app_pages.tokens.sentences import (
     clamp_note,
+    job_note,
     metric_rows,
     misfit_reason,
     replica_caption,
@@ -68,6 +69,8 @@ class TokensView:
     """Why the batch is smaller than a link asked for ('' when it is not)."""
     users_note: str
     """With a number of users: the batch each replica runs, and how many wait ('' without users)."""
+    job_note: str
+    """With a batch job: its waves, its time and its throughput beside a steady load's ('' without one)."""
     batch_options: tuple[int, ...]
     """The batch slider's steps: the swept batches and the chosen one, none past the largest that fits."""
     replica_caption: str
@@ -87,7 +90,9 @@ class TokensView:
     breakdown: Rows
 
 
-def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: int, catalog: Catalog) -> TokensView:
+def tokens_view(
+    scenario: Scenario, target_ms: float, asked: int | None, users: int, job: int, catalog: Catalog
+) -> TokensView:
     """Return the Tokens page for ``scenario`` (its batch the page's) and the latency target.
 
     Args:
@@ -97,6 +102,8 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: 
         users: sequences in flight over every replica (0: none; the page's batch is the load). With
             users the engine chooses the batch each replica runs, and queues what does not fit
             (:mod:`model.layouts.serving`); the page's figures are for that running batch.
+        job: requests in a batch job (0: none): the page says how long the job takes, in waves of the
+            running batch (``Scenario.requests``); its other figures stay those of a steady load.
         catalog: the visit's catalog.
 
     Raises:
@@ -116,6 +123,9 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: 
         result = estimate(scenario, catalog)
     serving, gpu = result.inference, result.resolved.gpu
     batch = serving.batch  # the scenario's, a whole number
+    work = ""
+    if job and serving.fits:  # the same running batch, working through one job in waves of it
+        work = job_note(job, estimate(dataclasses.replace(scenario, requests=job), catalog).inference, serving)
     points = batch_sweep(scenario, catalog, replica_for=REPLICA)
     chosen = batch_sweep(scenario, catalog, [batch], replica_for=REPLICA)[0]
     knee = knee_batch(scenario, catalog, replica_for=REPLICA)
@@ -144,6 +154,7 @@ def tokens_view(scenario: Scenario, target_ms: float, asked: int | None, users: 
         batch=batch,
         clamp_note=clamp_note(asked, batch) if asked is not None else "",
         users_note=crowd,
+        job_note=work,
         batch_options=tuple(batch_options(points, batch, serving.max_batch)),
         replica_caption=replica_caption(replica, chosen, scenario.cards) if serving.fits else "",
         speculative=speculative_label(scenario),

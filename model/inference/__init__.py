@@ -27,9 +27,11 @@ from model.inference.context import (
 )
 from model.inference.decode import DecodeStep, decode_step, ideal_decode_step
 from model.inference.load import (
+    JobWaves,
     LoadedServing,
     busiest_rank_prompts,
     eager_iteration_share,
+    job_waves,
     loaded_serving,
     queue_wait,
 )
@@ -62,6 +64,7 @@ __all__ = [
     "SERVING_VERDICTS",
     "DecodeStep",
     "InferenceMemory",
+    "JobWaves",
     "LoadedServing",
     "Offload",
     "ServingContext",
@@ -77,6 +80,7 @@ __all__ = [
     "ideal_decode_step",
     "inference_memory",
     "inference_weight_bytes",
+    "job_waves",
     "kv_bytes_per_sequence",
     "largest_offloaded_batch",
     "loaded_serving",

@@ -19,7 +19,15 @@ from model.inference.offload import Offload, offloaded_prefill, offloaded_step
 from model.inference.prefill import prefill_time
 from model.scenario import Resolved
 
-__all__ = ["JobWaves", "LoadedServing", "busiest_rank_prompts", "eager_iteration_share", "job_waves", "loaded_serving", "queue_wait"]
+__all__ = [
+    "JobWaves",
+    "LoadedServing",
+    "busiest_rank_prompts",
+    "eager_iteration_share",
+    "job_waves",
+    "loaded_serving",
+    "queue_wait",
+]
 
 
 class LoadedServing(NamedTuple):
@@ -184,8 +192,11 @@ def loaded_serving(
 def _cycle(
     r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, offload: Offload | None
 ) -> tuple[float, DecodeStep, float, float, float]:
-    """Return one prompt's prefill, the decode step, one cycle's time (every prompt of ``batch``
-    prefilled and ``output`` tokens decoded for each), the time per output token, and the eager share."""
+    """Return one cycle of ``batch`` sequences: prefill, step, cycle time, time per token, eager share.
+
+    The cycle prefills every prompt of the batch and decodes ``output`` tokens for each; the first
+    figure is one prompt's prefill alone (a time to first token's).
+    """
     output = float(r.scenario.output_len)
     single = prefill_time(r, ctx, 1, rates)
     prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)

@@ -434,10 +434,10 @@ def _offloaded_choice(
     if offered is not None and batch > most >= 1:
         # A concurrency queues on a split as on the cards alone: each replica runs the most it holds.
         batch, waiting = most, max(0, offered - plan.dp * most)
-    if batch > most:
-        return most
     if s.requests is not None:
         batch = min(batch, job_share(s.requests, plan))
+    if batch > most:
+        return most
     placed = place_offload(r, load, tp=plan.tp, pp=plan.pp, batch=batch, capacity_bytes=gpu.capacity_bytes)
     assert placed is not None  # batch <= most, and a split holds fewer sequences whenever it holds more
     split, memory = placed

@@ -62,6 +62,7 @@ AWAY_FROM_DEFAULTS = {
     "present": "1",
     "kv": "fp8",
     "users": "64",
+    "job": "3000",
     "host": "64",
     "host_bw": "89.6",
     "offload": "layers",
