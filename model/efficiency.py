@@ -155,6 +155,12 @@ class Efficiencies:
     """Serving with a row split that has no collective library (llama.cpp's ``--split-mode row``): the
     synchronising copy that gathers one split product's partial results on the main card. 0 for every
     stack that all-reduces instead; a stack's constant (data/stacks.yaml, :mod:`model.stacks`)."""
+    sequence_host_s: float = 0.0
+    """Serving: the host's work each decode step for each running sequence that the GPU waits for
+    (checking stop criteria, updating responses, preparing the next step's batch and its cache
+    tables: TensorRT-LLM's docs, "Overlap Scheduler"; SGLang's v0.4 "zero-overhead batch scheduler";
+    vLLM's V1 engine). It grows with the batch and is paid in full unless a server overlaps it with
+    the GPU. 0 for typical; a stack's constant (data/stacks.yaml, :mod:`model.stacks`)."""
     compute_scale: float = 1.0
     """How this set moves a measured matrix-product ceiling (1 for the expected set)."""
     memory_scale: float = 1.0
@@ -241,6 +247,7 @@ def moved(base: Efficiencies, moves: RangeMoves) -> Efficiencies:
         kernel_floor_s=base.kernel_floor_s * overhead,
         eager_kernel_s=base.eager_kernel_s * overhead,
         split_sync_s=base.split_sync_s * overhead,
+        sequence_host_s=base.sequence_host_s * overhead,
         moe_layer_host_s=base.moe_layer_host_s * overhead,
         tp_overlap=min(0.95, base.tp_overlap * overlap),
         dp_overlap=min(0.98, base.dp_overlap * overlap),

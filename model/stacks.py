@@ -241,6 +241,8 @@ def _applied(eff: Efficiencies, stack: Stack, platform: Platform, serving: bool)
             changes["kernel_floor_s"] = floor
         if "split_sync_s" in constants:
             changes["split_sync_s"] = constants["split_sync_s"]
+        if "sequence_host_s" in constants:
+            changes["sequence_host_s"] = constants["sequence_host_s"]
     build = platform_constants(stack, platform)
     scale = build.get("kernel_floor_scale", 1.0)
     if scale != 1.0:

@@ -198,7 +198,7 @@ def user_speed_chart(
 _PART_COLORS = dict(
     zip(
         STEP_PART_ORDER,
-        ["#4C78A8", "#E45756", "#F58518", "#9D755D", "#BAB0AC", "#B279A2", "#72B7B2", "#EECA3B"],
+        ["#4C78A8", "#E45756", "#F58518", "#9D755D", "#BAB0AC", "#B279A2", "#72B7B2", "#EECA3B", "#54A24B"],
         strict=True,
     )
 )

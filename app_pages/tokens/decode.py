@@ -32,6 +32,7 @@ STEP_PART_ORDER: tuple[str, ...] = (
     translatable("communication"),
     translatable("drafting"),
     translatable("host memory"),
+    translatable("scheduling"),
 )
 """The decode step's parts (model.inference.DecodeStep.parts), in stacking and legend order (English: ``tr()``
 where shown)."""

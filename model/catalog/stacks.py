@@ -108,7 +108,7 @@ MultiCard = Literal["search", "all", "fill", "fit_one"]
 MULTI_CARD: Final[tuple[MultiCard, ...]] = get_args(MultiCard)
 Split = Literal["tensor", "layer"]
 SPLITS: Final[tuple[Split, ...]] = get_args(Split)
-STACK_CONSTANTS: Final[tuple[str, ...]] = ("quantized_read_share", "kernel_floor_s", "split_sync_s")
+STACK_CONSTANTS: Final[tuple[str, ...]] = ("quantized_read_share", "kernel_floor_s", "split_sync_s", "sequence_host_s")
 """The constants a stack may set (each left out is typical's): see data/stacks.yaml's header."""
 PLATFORM_CONSTANTS: Final[tuple[str, ...]] = ("kernel_floor_scale", "throughput_scale")
 TRAINING_KNOBS: Final[tuple[str, ...]] = ("tp", "pp", "zero", "recompute")

@@ -22,14 +22,14 @@ from model.inference.context import (
 )
 from model.scenario import Resolved
 
-__all__ = ["DecodeStep", "decode_step", "ideal_decode_step"]
+__all__ = ["DecodeStep", "decode_step", "ideal_decode_step", "with_scheduling"]
 
 
 class DecodeStep(NamedTuple):
     """One decode step of a replica at a given batch, in seconds over all its pipeline stages.
 
     The parts add up: total = max(weights, compute) + kv + elementwise + layers + communication + drafting
-    + host.
+    + host + scheduling.
     """
 
     weights: float
@@ -53,6 +53,9 @@ class DecodeStep(NamedTuple):
     host: float = 0.0
     """With offload, the host CPU's part: the layers or experts kept in host memory, read at the host's
     bandwidth after the cards' part (model.inference.offload; 0 without offload)."""
+    scheduling: float = 0.0
+    """The server's host work for the step's running sequences that the GPU waits for
+    (:attr:`model.efficiency.Efficiencies.sequence_host_s` each; 0 for typical)."""
 
     @property
     def per_token(self) -> float:
@@ -86,6 +89,7 @@ class DecodeStep(NamedTuple):
             ("communication", self.communication),
             ("drafting", self.drafting),
             ("host memory", self.host),
+            ("scheduling", self.scheduling),
         )
 
 
@@ -140,11 +144,24 @@ def decode_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRa
     """
     drafts = r.scenario.draft_tokens
     verify = _forward_step(r, ctx, batch, rates, 1 + drafts)
-    if not drafts:
-        return verify
-    one = _forward_step(r, ctx, batch, rates, 1)
-    drafting = drafts * one.total / r.arch.layers
-    return verify._replace(drafting=drafting, total=verify.total + drafting, tokens_per_step=_tokens_gained(r))
+    if drafts:
+        one = _forward_step(r, ctx, batch, rates, 1)
+        drafting = drafts * one.total / r.arch.layers
+        verify = verify._replace(drafting=drafting, total=verify.total + drafting, tokens_per_step=_tokens_gained(r))
+    return with_scheduling(verify, batch, rates)
+
+
+def with_scheduling(step: DecodeStep, batch: float, rates: ServingRates) -> DecodeStep:
+    """Return ``step`` with the server's host work for its ``batch`` running sequences added (one replica).
+
+    The host checks each sequence's stop criteria, hands back its token and prepares the next
+    step (its cache table included) between GPU steps; a server that does not overlap this with the
+    GPU (TensorRT-LLM's C++ executor before its overlap scheduler, vLLM's V0 engine) pays it every step.
+    """
+    scheduling = rates.eff.sequence_host_s * batch
+    if scheduling <= 0.0:
+        return step
+    return step._replace(scheduling=scheduling, total=step.total + scheduling)
 
 
 def _forward_step(r: Resolved, ctx: ServingContext, batch: float, rates: ServingRates, per_sequence: int) -> DecodeStep:

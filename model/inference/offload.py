@@ -353,10 +353,11 @@ def offloaded_step(r: Resolved, ctx: ServingContext, rates: ServingRates, split:
     layers, communication = full.layers * share.layers, full.communication * share.layers
     drafting = full.drafting * share.layers
     on_host = _host_time(host, rates, share.host_bytes, share.host_flops)
-    total = max(weights, compute) + kv + elementwise + layers + communication + drafting + on_host
+    total = max(weights, compute) + kv + elementwise + layers + communication + drafting + on_host + full.scheduling
     return DecodeStep(
-        weights, compute, kv, elementwise, layers, communication, drafting, total, full.tokens_per_step, on_host
-    )
+        weights, compute, kv, elementwise, layers, communication, drafting, total, full.tokens_per_step, on_host,
+        full.scheduling,
+    )  # fmt: skip
 
 
 def offload_roofline(r: Resolved, ctx: ServingContext, split: Offload, batch: float) -> float:

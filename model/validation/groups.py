@@ -52,6 +52,7 @@ GROUP_GRID: dict[str, tuple[float | None, ...]] = {
     "quantized_read_share": (None, 0.8, 0.9, 1.0),
     "kernel_floor_s": (None, 2e-6, 3e-6, 4e-6, 5e-6, 8e-6, 10e-6),
     "split_sync_s": (None, 20e-6, 40e-6, 60e-6, 80e-6),
+    "sequence_host_s": (None, 2e-6, 5e-6, 10e-6, 20e-6),
     "kernel_floor_scale": (None, 1.25, 1.5, 2.0, 3.0, 5.0),
     # Down to half the peaks: TPU serving's published runs (JetStream, 2024) need it, no other group reaches past 0.7.
     "throughput_scale": (None, 0.9, 0.8, 0.7, 0.6, 0.5),
