@@ -160,6 +160,7 @@ else:
             "Each bar is one decode step at that batch. Weight reads and matrix products overlap (the larger is "
             "paid); the KV cache streams after them; the per-layer floor is the kernels' launches and minimum times; "
             "communication is the tensor-parallel all-reduces and pipeline transfers; drafting appears only with "
-            "speculative decoding."
+            "speculative decoding; scheduling is the server's host work for each running sequence, where its "
+            "software does not hide it."
         )
     )
