@@ -737,6 +737,8 @@ def check_layer_split_no_faster(one: Outcome, split: Outcome) -> list[str]:
     o, s = one.inference, split.inference
     if not (o["fits"] and s["fits"]) or s["pp"] * s["tp"] <= 1:
         return []
+    if o["verdict"] != "fits":  # the one card holds part of the model in host memory: not the premise
+        return []
     if not _at_most(o["tpot_s"], s["tpot_s"]):
         return [
             f"{split.scenario.stack} over {s['pp']} cards decodes in {s['tpot_s']:.6g} s a token, "
