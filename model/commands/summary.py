@@ -105,11 +105,6 @@ def summary(result: Estimate, catalog: Catalog | None = None) -> str:
         + f" (max {i.max_batch:,} per replica)",
     ]
     if i.fits:
-        if i.job_s is not None:
-            lines.append(
-                f"  batch job of {result.resolved.scenario.requests:,} requests: {i.waves:.3g} waves per replica, "
-                f"{i.job_s:,.1f} s in all"
-            )
         lines.append(
             f"  TTFT {i.ttft_s * 1e3:,.1f} ms"
             + (f" ({i.queue_wait_s * 1e3:,.1f} ms of it in the queue)" if i.queue_wait_s else "")

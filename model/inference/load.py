@@ -94,9 +94,9 @@ def queue_wait(waiting: int, tokens_per_s: float, output_len: int) -> float:
     "Quantitative System Performance", ch. 3), gives the mean wait W = (N - C) / X: exact for the
     mean whatever the distribution of service times, as long as the servers stay full, which is
     how vLLM's and TGI's schedulers run (first come, first served; admitted while the KV cache has
-    room, the rest in a waiting queue). A one-off burst of N, served in waves of C, would wait
-    less (about (ceil(N / C) - 1) / 2 services); a fixed concurrency refills the queue as it drains.
-    0 when nothing waits or nothing is served.
+    room, the rest in a waiting queue). A one-off burst of N, served in waves of C, waits less
+    (:func:`job_waves`); a fixed concurrency refills the queue as it drains. 0 when nothing waits or
+    nothing is served.
     """
     if waiting <= 0 or tokens_per_s <= 0.0:
         return 0.0
@@ -166,10 +166,11 @@ def loaded_serving(
     job = r.scenario.requests
     share = job / replicas if job is not None else 0.0  # the job's requests one replica serves
     single, step, cycle_s, per_token, eager = _cycle(r, ctx, rates, batch, offload)
-    tokens_per_s = replicas * batch * output / cycle_s
-    wait = queue_wait(waiting, tokens_per_s, r.scenario.output_len)
     job_s, waves = None, 0.0
-    if job is not None:
+    if job is None:
+        tokens_per_s = replicas * batch * output / cycle_s
+        wait = queue_wait(waiting, tokens_per_s, r.scenario.output_len)
+    else:
         plan = job_waves(share, batch)
         job_s = plan.full * cycle_s + (_cycle(r, ctx, rates, plan.last, offload)[2] if plan.last else 0.0)
         tokens_per_s = replicas * share * output / job_s
