@@ -200,11 +200,23 @@ def _classes(kind: str, scenario: Scenario | None, vendor: str) -> tuple[str, ..
         found.append("local")
     if scenario is not None and scenario.finetune in ("lora", "qlora"):
         found.append("lora_qlora")
-    if kind in SERVING_KINDS and scenario is not None and scenario.batch == "max":
+    if kind in SERVING_KINDS and scenario is not None and _queued(scenario):
         found.append("queued")
     if kind in SERVING_KINDS and scenario is not None and vendor and vendor.lower() != "nvidia":
         found.append("non_nvidia_serving")
     return tuple(found)
+
+
+def _queued(scenario: Scenario) -> bool:
+    """Whether more requests are offered than run at once.
+
+    The largest batch that fits, or a batch job larger than the slots it is given (a stated batch,
+    no concurrency): requests wait either way.
+    """
+    if scenario.batch == "max":
+        return True
+    slots = scenario.batch if scenario.concurrency is None and isinstance(scenario.batch, int) else None
+    return slots is not None and slots > 1 and scenario.requests is not None and scenario.requests > slots
 
 
 def _vendor(scenario: Scenario | None) -> str:

@@ -1,11 +1,14 @@
 """Reading the measurements: which publication each comes from, the software it names, its classes."""
 
+from dataclasses import replace
+
 import pytest
 
 from model import CatalogError
 from model.catalog import STACK_IDS
+from model.scenario import Scenario
 from model.validation import load_references
-from model.validation.reference import STACKS, _stack, source_key, stack_id
+from model.validation.reference import STACKS, _classes, _stack, source_key, stack_id
 
 
 def test_one_file_read_at_two_commits_or_sections_is_one_source() -> None:
@@ -55,7 +58,7 @@ def test_every_labelled_stack_is_known_and_the_new_kinds_have_their_classes() ->
     assert len(local) >= 25 and all("local" in ref.classes and ref.stack for ref in local)
     assert all("lora_qlora" in ref.classes for ref in references if ref.scenario and ref.scenario.finetune == "qlora")
     queued = [ref for ref in references if "queued" in ref.classes]
-    assert queued and all(ref.scenario is not None and ref.scenario.batch == "max" for ref in queued)
+    assert queued and all(ref.scenario is not None and _offered_more_than_runs(ref.scenario) for ref in queued)
     non_nvidia = {ref.scenario.gpu for ref in references if "non_nvidia_serving" in ref.classes and ref.scenario}
     assert non_nvidia and not any(gpu.startswith(("h1", "a1", "b2", "rtx")) for gpu in non_nvidia)
 
@@ -72,3 +75,18 @@ def test_every_named_stack_is_some_profiles_measured_name_and_its_runs_are_estim
     assert stack_id("llama.cpp") == "llamacpp" and stack_id("NeMo") == stack_id("Megatron-LM") == "megatron"
     with pytest.raises(CatalogError, match="measured_as"):
         stack_id("a stack no profile lists")
+
+
+def _offered_more_than_runs(scenario: Scenario) -> bool:
+    job, slots = scenario.requests, scenario.batch
+    stated = scenario.concurrency is None and isinstance(slots, int)
+    return slots == "max" or (stated and job is not None and job > slots)
+
+
+def test_a_job_larger_than_its_stated_slots_is_queued_and_one_that_fits_them_or_a_concurrency_is_not() -> None:
+    base = Scenario(model="llama-2-7b", gpu="h100", prompt_len=200, output_len=200)
+    assert "queued" in _classes("inference", replace(base, batch="max"), "NVIDIA")
+    assert "queued" in _classes("inference", replace(base, batch=160, requests=1000), "NVIDIA")
+    assert "queued" not in _classes("inference", replace(base, batch=160, requests=160), "NVIDIA")
+    assert "queued" not in _classes("inference", replace(base, concurrency=1000, requests=1000), "NVIDIA")
+    assert "queued" not in _classes("training_throughput", replace(base, batch="max"), "NVIDIA")
