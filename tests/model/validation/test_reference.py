@@ -4,9 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from model import CatalogError
+from model import CatalogError, Scenario
 from model.catalog import STACK_IDS
-from model.scenario import Scenario
 from model.validation import load_references
 from model.validation.reference import STACKS, _classes, _stack, source_key, stack_id
 
