@@ -15,10 +15,12 @@ fixed at a setting of the grid, three kinds of group are fitted in turn (data/st
    platform at the fits above.
 
 Each fit is the setting of the group's small grid (:data:`GROUP_GRID`) with the lowest median
-|predicted / measured - 1| over its runs, ties to the lower mean |log(predicted / measured)|, then
-to the grid's first value, the prior (the constant left out: typical's); it leaves the prior only
-when that median improves by :data:`MATERIAL` or more. A group with no run keeps its prior. Never
-one entry, never by model: a constant moves every run of its group. The same procedure refits
+|predicted / measured - 1| over the runs it moves, ties to the lower mean |log(predicted /
+measured)|, then to the grid's first value, the prior (the constant left out: typical's); it leaves
+the prior only when that median improves by :data:`MATERIAL` or more. The constants that move every
+run of the group are fitted together over all of them, then each one that moves only some (a split's
+synchronisation moves only multi-card runs) over those. A group with no run keeps its prior. Never
+one entry, never by model: a constant moves every run of its mechanism in its group. The same procedure refits
 without a held-out source (:func:`fit_groups` ``excluded``), which is how the leave-one-source-out
 figures predict a held-out run of a stack.
 """
@@ -238,13 +240,48 @@ the objective is flat, and the best of a flat grid is noise, often at the grid's
 def _choose(
     group: Group, rows: Sequence[str], trial: Callable[[str, Constants], float], measured: Mapping[str, float]
 ) -> Constants:
-    """Return the group setting that predicts ``rows`` best (the prior when none, or none materially better)."""
-    settings = group.settings()
+    """Return the group's constants that predict ``rows`` best, each fitted over the runs it moves.
+
+    The constants that move every run (a kernel floor) are fitted together over all of them; then each
+    one that moves only some (a multi-card split's synchronisation, the quantised read share a 16-bit
+    run never pays) alone over the runs it moves, the others held at their fit. A median over all of a
+    stack's runs would not see a mechanism of a few of them: 36 one-card runs on a Mac outvoted the
+    two two-card splits that fix llama.cpp's synchronisation. The prior when no run, or no fit
+    materially better.
+    """
     if not rows:
-        return settings[0]
-    scored = [
-        (_score([(trial(i, constants), measured[i]) for i in rows]), index) for index, constants in enumerate(settings)
-    ]
+        return group.settings()[0]
+    moved = {name: _moved(name, rows, trial) for name in group.fitted}
+    shared = tuple(name for name in group.fitted if len(moved[name]) == len(rows))
+    fitted = _best_of(_subgroup(group, shared), rows, trial, measured, {})
+    for name in group.fitted:
+        if name not in shared:
+            fitted = _best_of(_subgroup(group, (name,)), moved[name], trial, measured, dict(fitted))
+    return fitted
+
+
+def _subgroup(group: Group, names: tuple[str, ...]) -> Group:
+    return group._replace(fitted=names)
+
+
+def _moved(name: str, rows: Sequence[str], trial: Callable[[str, Constants], float]) -> list[str]:
+    """Return the runs whose prediction any of ``name``'s grid values changes, the others at the prior."""
+    values = [value for value in GROUP_GRID[name] if value is not None]
+    return [i for i in rows if any(trial(i, ((name, value),)) != trial(i, ()) for value in values)]
+
+
+def _best_of(
+    group: Group,
+    rows: Sequence[str],
+    trial: Callable[[str, Constants], float],
+    measured: Mapping[str, float],
+    held: Mapping[str, float],
+) -> Constants:
+    """Return ``held`` with the setting of ``group``'s constants that predicts ``rows`` best (none if not material)."""
+    settings = [_pairs({**held, **dict(constants)}) for constants in group.settings()] if group.fitted else []
+    if not rows or not settings:
+        return _pairs(dict(held))
+    scored = [(_score([(trial(i, c), measured[i]) for i in rows]), index) for index, c in enumerate(settings)]
     best = min(scored)
     if best[0][0] > scored[0][0][0] - MATERIAL:
         return settings[0]

@@ -18,7 +18,7 @@ from model.validation.calibrate import (
     format_out_of_sample,
     leave_one_source_out,
 )
-from model.validation.groups import Constants, Group, GroupFits
+from model.validation.groups import Constants, Group, GroupFits, _choose
 from model.validation.out_of_sample import from_dict
 
 
@@ -180,3 +180,20 @@ def test_the_shipped_stack_constants_are_the_calibrations_fit_at_the_engines_set
     catalog = default_catalog()
     for key, constants in fit.shipped_groups.items():
         assert dict(_shipped_constants(catalog, key)) == pytest.approx(dict(constants)), key
+
+
+def test_a_constant_that_moves_a_few_runs_is_fitted_over_those_not_outvoted_by_the_rest() -> None:
+    # A floor moves every run; a split's synchronisation only the two-card run "split". Jointly, the
+    # median over five runs would not see the split; fitted over the runs it moves, 40 us is found.
+    runs = ("a", "b", "c", "d", "split")
+    group = Group("stack", "s", "", ("kernel_floor_s", "split_sync_s"), frozenset(runs))
+
+    def trial(ident: str, constants: Constants) -> float:
+        chosen = dict(constants)
+        floor = chosen.get("kernel_floor_s", 6e-6) / 4e-6  # 4 us predicts the measured 100 exactly
+        sync = 1.0 + (chosen.get("split_sync_s", 0.0) - 40e-6) / 40e-6 if ident == "split" else 1.0
+        return 100.0 * floor * sync
+
+    measured = dict.fromkeys(runs, 100.0)
+    assert dict(_choose(group, runs, trial, measured)) == {"kernel_floor_s": 4e-6, "split_sync_s": 40e-6}
+    assert dict(_choose(group, runs[:4], trial, measured)) == {"kernel_floor_s": 4e-6}  # no split run: its prior
