@@ -61,16 +61,15 @@ KNOWN_MOE_SERVING_OUTLIERS = {
     "sglang-deepseek-v32exp-fp8-8xb200-c100-sharegpt-dpattn",
     "sglang-deepseek-v31-fp8-8xmi300x-c1-1k1k",
     "sglang-llama4-scout-bf16-8xmi300x-c100-1k1k",
+    "gpustack-vllm-qwen3-235b-a22b-bf16-8xa100-rand32k",
 }
-"""MoE serving runs off by 2x or more, each named with its cause in README's accuracy section."""
+"""MoE serving runs off by 2x or more, each named with its cause in docs/METHOD.md (the last: a burst of 100
+prompts of 32,000 tokens on eight A100s, 82 output tokens each, where the engine prefills twice as fast)."""
 KNOWN_LOCAL_OUTLIERS = {
     "llmperfbench-vllm-codellama-34b-4bit-2xrtx4090",
     "tt-vllm-qwen3-4b-bf16-1xrtx4090-2048-prefill",
-    "llamacpp-benches-qwen3-30b-a3b-q8_0-m2ultra-tg32",
 }
-"""Desk runs off by 2x or more (docs/METHOD.md names the cause): two first seen before issue 33's desk model,
-and a mixture of experts decoding on an M2 Ultra (issue 33, fifth pass: the engine reads each small expert at
-the share a data-centre server reaches, 2.1x too slow)."""
+"""Desk runs off by 2x or more, first seen before issue 33's desk model (docs/METHOD.md names the cause)."""
 KNOWN_SERVING_OUTLIERS: set[str] = set()
 """Dense serving runs off by 2x (docs/METHOD.md). JetStream's experimental JAX run was one until it was typed
 with its engine's 160 decode slots (issue 33, fifth pass)."""
