@@ -165,39 +165,53 @@ def loaded_serving(
     output = float(r.scenario.output_len)
     job = r.scenario.requests
     share = job / replicas if job is not None else 0.0  # the job's requests one replica serves
-    single, step, cycle_s, per_token, eager = _cycle(r, ctx, rates, batch, offload)
+    cycle = _cycle(r, ctx, rates, batch, offload)
+    step = cycle.step
     job_s, waves = None, 0.0
     if job is None:
-        tokens_per_s = replicas * batch * output / cycle_s
+        tokens_per_s = replicas * batch * output / cycle.seconds
         wait = queue_wait(waiting, tokens_per_s, r.scenario.output_len)
     else:
         plan = job_waves(share, batch)
-        job_s = plan.full * cycle_s + (_cycle(r, ctx, rates, plan.last, offload)[2] if plan.last else 0.0)
+        job_s = plan.full * cycle.seconds + (_cycle(r, ctx, rates, plan.last, offload).seconds if plan.last else 0.0)
         tokens_per_s = replicas * share * output / job_s
-        wait = plan.mean_wait_waves * cycle_s
+        wait = plan.mean_wait_waves * cycle.seconds
         waves = plan.full + plan.last / batch
     return LoadedServing(
         step=step,
-        tpot_s=per_token + (cycle_s - output * per_token) * (batch - 1) / batch / output,
-        ttft_s=single + (0.5 * step.total if batch > 1 else 0.0) + wait,
+        tpot_s=cycle.per_token + cycle.prefill_all * (batch - 1) / batch / output,
+        ttft_s=cycle.single + (0.5 * step.total if batch > 1 else 0.0) + wait,
         tokens_per_s=tokens_per_s,
-        prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / (cycle_s - output * per_token),
+        prefill_tokens_per_s=replicas * batch * r.scenario.prompt_len / cycle.prefill_all,
         bound="memory" if step.memory_time >= step.compute_time else "compute",
-        eager_s=eager,
+        eager_s=cycle.eager,
         queue_wait_s=wait,
         job_s=job_s,
         waves=waves,
     )
 
 
-def _cycle(
-    r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, offload: Offload | None
-) -> tuple[float, DecodeStep, float, float, float]:
-    """Return one cycle of ``batch`` sequences: prefill, step, cycle time, time per token, eager share.
+class _Cycle(NamedTuple):
+    """One cycle of a replica's batch: it prefills every prompt of the batch, then decodes ``output`` tokens each."""
 
-    The cycle prefills every prompt of the batch and decodes ``output`` tokens for each; the first
-    figure is one prompt's prefill alone (a time to first token's).
-    """
+    single: float
+    """One prompt's prefill alone (a time to first token's)."""
+    step: DecodeStep
+    prefill_all: float
+    """The batch's prompts' prefill."""
+    per_token: float
+    """One decode step per token, the eager share included."""
+    eager: float
+    output: float
+
+    @property
+    def seconds(self) -> float:
+        """The cycle's time: the batch's prefill and its decode."""
+        return self.prefill_all + self.output * self.per_token
+
+
+def _cycle(r: Resolved, ctx: ServingContext, rates: ServingRates, batch: int, offload: Offload | None) -> _Cycle:
+    """Return one cycle of ``batch`` sequences (:class:`_Cycle`)."""
     output = float(r.scenario.output_len)
     single = prefill_time(r, ctx, 1, rates)
     prefill_all = single if batch == 1 else prefill_time(r, ctx, batch, rates)
@@ -215,5 +229,4 @@ def _cycle(
         launched = ctx.kernels * rates.eff.eager_kernel_s  # the host's pace for one eager step
         if launched > step.total:
             eager = eager_iteration_share(per_rank / output, ctx.ep) * (launched - step.total) / step.tokens_per_step
-    per_token = step.per_token + eager
-    return single, step, prefill_all + output * per_token, per_token, eager
+    return _Cycle(single, step, prefill_all, step.per_token + eager, eager, output)

@@ -20,8 +20,8 @@ measured)|, then to the grid's first value, the prior (the constant left out: ty
 the prior only when that median improves by :data:`MATERIAL` or more. The constants that move every
 run of the group are fitted together over all of them, then each one that moves only some (a split's
 synchronisation moves only multi-card runs) over those. A group with no run keeps its prior. Never
-one entry, never by model: a constant moves every run of its mechanism in its group. The same procedure refits
-without a held-out source (:func:`fit_groups` ``excluded``), which is how the leave-one-source-out
+one entry, never by model: a constant moves every run of its mechanism in its group. The same
+procedure refits without a held-out source (:func:`fit_groups` ``excluded``), which is how the leave-one-source-out
 figures predict a held-out run of a stack.
 """
 
@@ -253,21 +253,19 @@ def _choose(
         return group.settings()[0]
     moved = {name: _moved(name, rows, trial) for name in group.fitted}
     shared = tuple(name for name in group.fitted if len(moved[name]) == len(rows))
-    fitted = _best_of(_subgroup(group, shared), rows, trial, measured, {})
+    fitted = _best_of(group._replace(fitted=shared), rows, trial, measured, {})
     for name in group.fitted:
         if name not in shared:
-            fitted = _best_of(_subgroup(group, (name,)), moved[name], trial, measured, dict(fitted))
+            fitted = _best_of(group._replace(fitted=(name,)), moved[name], trial, measured, dict(fitted))
     return fitted
-
-
-def _subgroup(group: Group, names: tuple[str, ...]) -> Group:
-    return group._replace(fitted=names)
 
 
 def _moved(name: str, rows: Sequence[str], trial: Callable[[str, Constants], float]) -> list[str]:
     """Return the runs whose prediction any of ``name``'s grid values changes, the others at the prior."""
     values = [value for value in GROUP_GRID[name] if value is not None]
-    return [i for i in rows if any(trial(i, ((name, value),)) != trial(i, ()) for value in values)]
+    prior = {i: trial(i, ()) for i in rows}
+    # A relative tolerance: a constant that does not enter a run's mechanism may still move its float noise.
+    return [i for i in rows if any(not math.isclose(trial(i, ((name, value),)), prior[i]) for value in values)]
 
 
 def _best_of(
@@ -278,9 +276,9 @@ def _best_of(
     held: Mapping[str, float],
 ) -> Constants:
     """Return ``held`` with the setting of ``group``'s constants that predicts ``rows`` best (none if not material)."""
-    settings = [_pairs({**held, **dict(constants)}) for constants in group.settings()] if group.fitted else []
-    if not rows or not settings:
+    if not rows or not group.fitted:
         return _pairs(dict(held))
+    settings = [_pairs({**held, **dict(constants)}) for constants in group.settings()]
     scored = [(_score([(trial(i, c), measured[i]) for i in rows]), index) for index, c in enumerate(settings)]
     best = min(scored)
     if best[0][0] > scored[0][0][0] - MATERIAL:
