@@ -74,9 +74,11 @@ def test_llamacpp_on_two_cards_decodes_no_faster_per_token_than_one() -> None:
     assert one.inference.fits and two.inference.fits
     assert (two.inference.tp, two.inference.pp, two.inference.dp) == (1, 2, 1)
     assert two.inference.tpot_s >= one.inference.tpot_s
-    # A data-centre server instead splits every layer's matrices over both cards for one user.
+    # A data-centre server instead splits every layer's matrices over both cards for one user: faster than
+    # itself on one card (not necessarily than llama.cpp's own kernels there: their constants are fitted apart).
     server = estimate(dataclasses.replace(DESK, stack="vllm", cards=2)).inference
-    assert server.tp == 2 and server.tpot_s < one.inference.tpot_s
+    alone = estimate(dataclasses.replace(DESK, stack="vllm")).inference
+    assert server.tp == 2 and server.tpot_s < alone.tpot_s
 
 
 def test_llamacpp_splits_layers_over_every_card_and_ollama_keeps_a_model_that_fits_on_one() -> None:
