@@ -132,7 +132,8 @@ def test_cpu_server_streams_64_gb_per_second_as_in_the_seed():
 @pytest.mark.parametrize(
     ("gpu_id", "memory_gb", "bandwidth_gb_s"),
     [
-        # Tom's Hardware 2021-10-18 (M1 Max 64 GB, 400 GBps); support.apple.com/117737 (M3 Pro 150GB/s, M3 Max 400GB/s); Apple newsroom 2024-10-30 (M4 Max
+        # Tom's Hardware 2021-10-18 (M1 Max 64 GB, 400 GBps);
+        # support.apple.com/117737 (M3 Pro 150GB/s, M3 Max 400GB/s); Apple newsroom 2024-10-30 (M4 Max
         # 546GB/s); Apple newsroom 2023-06-05 (M2 Ultra 192GB, 800GB/s); techpowerup (M3 Ultra 512 GB,
         # 819 GB/s); svethardware.cz (Ryzen AI Max+ 395: LPDDR5X-8000, 256-bit, 256 GB/s); NVIDIA via
         # ai-infrastructure.net (DGX Spark 128 GB, 273 GB/s); 2 x 64 bit x 5,600 MT/s = 89.6 GB/s.
