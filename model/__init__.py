@@ -24,7 +24,7 @@ from model.memory import TrainingMemory
 from model.precision import KV_PRECISIONS, PRECISIONS, default_kv_precision
 from model.precision.formats import FORMATS, WeightFormat
 from model.results import UNCERTAIN_SPREAD, Estimate, InferenceEstimate, Range, TrainingEstimate
-from model.scenario import MAX_BATCH, OFFLOAD_MODES, Scenario, resolve
+from model.scenario import DEFAULT_CARDS, MAX_BATCH, OFFLOAD_MODES, Scenario, default_cards, resolve
 from model.stacks import DESK_RUNNER, auto_kv_precision, implied_stack, stacks_for
 
 PUBLIC_MODULES = (
@@ -44,6 +44,7 @@ PUBLIC_MODULES = (
 resolution) is the engine's inside, reached through the names above."""
 
 __all__ = [
+    "DEFAULT_CARDS",
     "DESK_RUNNER",
     "FLOAT_LIMITS",
     "FORMATS",
@@ -72,6 +73,7 @@ __all__ = [
     "TrainingMemory",
     "WeightFormat",
     "auto_kv_precision",
+    "default_cards",
     "default_catalog",
     "default_kv_precision",
     "estimate",

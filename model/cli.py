@@ -7,6 +7,7 @@ never a traceback. Numbers accept 7e9, 7B, 2T, 1.5k.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -21,7 +22,15 @@ from model.commands.summary import summary
 from model.estimate import estimate
 from model.limits import ScenarioError
 from model.precision import KV_PRECISIONS, PRECISIONS
-from model.scenario import FINETUNE_MODES, OFFLOAD_MODES, OPTIMIZERS, RECOMPUTE_MODES, SCENARIO_FIELDS, Scenario
+from model.scenario import (
+    FINETUNE_MODES,
+    OFFLOAD_MODES,
+    OPTIMIZERS,
+    RECOMPUTE_MODES,
+    SCENARIO_FIELDS,
+    Scenario,
+    default_cards,
+)
 
 __all__ = ["main"]
 
@@ -59,7 +68,12 @@ def _add_estimate_flags(p: argparse.ArgumentParser) -> None:
     )
     hw = p.add_argument_group("hardware")
     hw.add_argument("--gpu", metavar="ID", help="a GPU id (python -m model list gpus)")
-    hw.add_argument("--cards", type=scenario_whole("cards", "a card count"), metavar="N")
+    hw.add_argument(
+        "--cards",
+        type=scenario_whole("cards", "a card count"),
+        metavar="N",
+        help="how many cards (default: one node of 8; 1 on a machine for a desk, such as a Mac)",
+    )
     hw.add_argument("--gpus-per-node", type=scenario_whole("gpus_per_node", "a node size"), metavar="N")
     hw.add_argument("--interconnect", metavar="ID", help="scale-up link inside a node")
     hw.add_argument("--network", metavar="ID", help="scale-out network between nodes")
@@ -235,7 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "plan":
             return run_plan(args, catalog)
-        result = estimate(scenario_from_args(args), catalog)
+        scenario = scenario_from_args(args)
+        if args.cards is None and scenario.gpu in catalog.gpus:
+            scenario = dataclasses.replace(scenario, cards=default_cards(catalog.gpus[scenario.gpu]))
+        result = estimate(scenario, catalog)
         # The summary asks the engine again (the fixes it checks), so a refusal there is one line too.
         printed = _json(result.to_dict(), fetched) if args.json else _text(summary(result, catalog), fetched)
     except ScenarioError as error:

@@ -37,6 +37,7 @@ from model.stacks import check_stack, implied_stack, platform_of, serving_stack,
 
 __all__ = [
     "ADAPTER_NAMES",
+    "DEFAULT_CARDS",
     "DEFAULT_HOST",
     "FINETUNE_MODES",
     "MAX_BATCH",
@@ -52,6 +53,7 @@ __all__ = [
     "Resolved",
     "Scenario",
     "check_layout",
+    "default_cards",
     "dram_bandwidth_gb_s",
     "offered_concurrency",
     "resolve",
@@ -75,6 +77,8 @@ ADAPTER_NAMES: Final[dict[str, str]] = {"lora": "LoRA", "qlora": "QLoRA"}
 
 DEFAULT_MODEL = "llama-3.1-8b"
 DEFAULT_GPU = "h100-sxm"
+DEFAULT_CARDS = 8
+"""Cards when none is named, on a GPU that is rented or racked: one node of eight."""
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
 """Default pre-training budget: 20 tokens per parameter (Hoffmann et al. 2022, Table 3)."""
 DEFAULT_FINETUNE_TOKENS = 1e8
@@ -96,6 +100,16 @@ def dram_bandwidth_gb_s(transfers_mt_s: float, channels: int, bus_bits: int = DR
     second socket adds its own, reached across the socket link).
     """
     return transfers_mt_s * bus_bits / 8.0 * channels / 1e3
+
+
+def default_cards(gpu: Gpu) -> int:
+    """Return the card count a user means who names a GPU but no count.
+
+    A machine bought for a desk (the catalog's ``for_rent: false``: a Mac, a DGX Spark, a Ryzen AI
+    box) is one box with one GPU: whoever names one means that one, not eight of them chained over
+    Ethernet. Any other GPU: one node of eight (:data:`DEFAULT_CARDS`).
+    """
+    return DEFAULT_CARDS if gpu.for_rent else 1
 
 
 def trains_adapters(finetune: Finetune) -> bool:
@@ -123,7 +137,7 @@ class Scenario:
     """'gated' (SwiGLU, three matrices) or 'plain' (GELU, two); None keeps the model's."""
     tied_embeddings: bool | None = None
     gpu: str = DEFAULT_GPU
-    cards: int = 8
+    cards: int = DEFAULT_CARDS
     gpus_per_node: int | None = None
     interconnect: str | None = None
     network: str | None = None

@@ -11,7 +11,18 @@ from typing import Any
 
 import streamlit as st
 
-from model import FORMATS, OFFLOAD_MODES, PRECISIONS, HfError, HfModel, Scenario, implied_stack, stacks_for
+from model import (
+    DEFAULT_CARDS,
+    FORMATS,
+    OFFLOAD_MODES,
+    PRECISIONS,
+    HfError,
+    HfModel,
+    Scenario,
+    default_cards,
+    implied_stack,
+    stacks_for,
+)
 from ui.catalog import HF_KEY, fetched_model, session_catalog
 from ui.controls import (
     AUTO,
@@ -74,6 +85,8 @@ FINETUNE_LABELS = {"lora": "LoRA", "qlora": translatable("QLoRA (4-bit base)"), 
 _LOADED = "_url_loaded"
 _WARNINGS = "_url_warnings"
 _HF_CHOSEN = "_hf_chosen"
+_CARDS_FOR = "_cards_for"
+"""The GPU whose default card count the card slider was last set against (:func:`_follow_machine`)."""
 """The Hugging Face id whose model the picker was last moved to (a new id moves it once)."""
 
 
@@ -95,9 +108,28 @@ def init_state() -> None:
             state[key] = value
         state[_WARNINGS] = warnings + control_warnings
         state[_LOADED] = True
+        for key, control in CONTROLS.items():
+            state.setdefault(key, control.default)
+        # A link without a card count means the GPU's default: one machine on a desk, else a node.
+        if CARDS not in values:
+            state[CARDS] = _default_cards(state[GPU])
+        state[_CARDS_FOR] = state[GPU]
     for key, control in CONTROLS.items():
         if key not in state:
             state[key] = control.default
+
+
+def _default_cards(gpu_id: str) -> int:
+    gpu = session_catalog().gpus.get(gpu_id)
+    return default_cards(gpu) if gpu is not None else DEFAULT_CARDS
+
+
+def _follow_machine() -> None:
+    """Move the card count with the GPU while it sits at the last GPU's default (a count the user chose stays)."""
+    state = st.session_state
+    if state[CARDS] == _default_cards(state[_CARDS_FOR]):
+        state[CARDS] = _default_cards(state[GPU])
+    state[_CARDS_FOR] = state[GPU]
 
 
 def _load_linked(linked: dict[str, str]) -> list[str]:
@@ -311,6 +343,7 @@ def render_scenario_sidebar() -> None:
             index=held_index(GPU, gpus),
             format_func=_gpu_labeller(),
             key=GPU,
+            on_change=_follow_machine,
             filter_mode="contains",  # typed text filters in catalog order: "H20" lists the H20 before the H200
         )
         st.select_slider(
