@@ -85,9 +85,9 @@ FINETUNE_LABELS = {"lora": "LoRA", "qlora": translatable("QLoRA (4-bit base)"), 
 _LOADED = "_url_loaded"
 _WARNINGS = "_url_warnings"
 _HF_CHOSEN = "_hf_chosen"
+"""The Hugging Face id whose model the picker was last moved to (a new id moves it once)."""
 _CARDS_FOR = "_cards_for"
 """The GPU whose default card count the card slider was last set against (:func:`_follow_machine`)."""
-"""The Hugging Face id whose model the picker was last moved to (a new id moves it once)."""
 
 
 def init_state() -> None:
@@ -119,15 +119,16 @@ def init_state() -> None:
             state[key] = control.default
 
 
-def _default_cards(gpu_id: str) -> int:
-    gpu = session_catalog().gpus.get(gpu_id)
+def _default_cards(gpu_id: str | None) -> int:
+    """The engine's default card count for a GPU of the session's catalog (a node's for one it lacks)."""
+    gpu = session_catalog().gpus.get(gpu_id) if gpu_id is not None else None
     return default_cards(gpu) if gpu is not None else DEFAULT_CARDS
 
 
 def _follow_machine() -> None:
     """Move the card count with the GPU while it sits at the last GPU's default (a count the user chose stays)."""
     state = st.session_state
-    if state[CARDS] == _default_cards(state[_CARDS_FOR]):
+    if state[CARDS] == _default_cards(state.get(_CARDS_FOR)):
         state[CARDS] = _default_cards(state[GPU])
     state[_CARDS_FOR] = state[GPU]
 
