@@ -29,7 +29,7 @@ from model.memory import TrainingRegime, training_regime
 from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
 from model.scenario import Resolved, Scenario, offered_concurrency, resolve, trains_adapters
-from model.stacks import serving_efficiencies, training_efficiencies, training_knobs
+from model.stacks import serving_efficiencies, serving_stack, training_efficiencies, training_knobs
 from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_duration, format_gb
 
@@ -249,6 +249,9 @@ def _inference(
             "wait": format_duration(loaded.queue_wait_s),
         }
         notes.append(Note("inference_queued", queue))
+    slots = r.serving_slots
+    if fits and slots is not None and batch == slots and (s.batch == "max" or offered_concurrency(s) is not None):
+        notes.append(Note("inference_slots", {"stack": serving_stack(r.stack).name, "slots": f"{slots:,}"}))
     first = choice.expected[plan.key][1]
     price = r.price_per_gpu_hour
     served = [first, *choice.range_served]

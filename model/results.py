@@ -204,8 +204,12 @@ NOTES: dict[str, str] = {
         " waves, so the job takes {time} and a request waits {wait} on average before its first token"
     ),
     "inference_queued": (
-        "{queued} of {concurrency} sequences wait for a slot: each replica runs the {running} that fit,"
+        "{queued} of {concurrency} sequences wait for a slot: each replica runs {running} at once,"
         " and a sequence waits {wait} on average before its first token"
+    ),
+    "inference_slots": (
+        "{stack}'s server runs {slots} at a time unless told (its default slots); a batch you set is its slot"
+        " count"
     ),
     "inference_offloaded_layers": (
         "fits with offload: {on_card} of {layers} layers on the card, {host} in host memory, {rate} tokens/s per user"

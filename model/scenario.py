@@ -293,6 +293,11 @@ class Resolved(NamedTuple):
         """What the stack that serves lets itself use of each card (typical's 90 %; llama.cpp's all but 1 GiB)."""
         return serving_stack(self.stack).serving_budget
 
+    @property
+    def serving_slots(self) -> int | None:
+        """The most sequences the stack that serves runs at once unless told (None: what the memory holds)."""
+        return serving_stack(self.stack).slots
+
 
 def _validate(s: Scenario) -> None:
     """Check every field's type and range (ids are checked against the catalog later)."""

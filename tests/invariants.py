@@ -555,10 +555,10 @@ def check_serving_batch(o: Outcome) -> list[str]:
 def check_queue(o: Outcome) -> list[str]:
     """Only a concurrency above what the replicas run queues: queued = concurrency - dp x batch, its wait in TTFT.
 
-    A queued scenario fits at its running batch (``batch``, which is then ``max_batch``): what waits
-    holds no memory. Its mean wait is Little's law's queued x output_len / decode_tokens_per_s
-    (:func:`model.inference.queue_wait`), part of the time to first token; no wait without a queue,
-    and no wait (null) for what does not run.
+    A queued scenario fits at its running batch (``batch``, which is then ``max_batch``: the most that
+    fit, or a desk server's slots when fewer): what waits holds no memory. Its mean wait is Little's
+    law's queued x output_len / decode_tokens_per_s (:func:`model.inference.queue_wait`), part of the
+    time to first token; no wait without a queue, and no wait (null) for what does not run.
     """
     i, s = o.inference, o.scenario
     problems = []

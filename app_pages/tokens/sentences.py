@@ -45,7 +45,7 @@ def users_note(users: int, inference: InferenceEstimate) -> str:
         return ""
     if inference.queued:
         return tr(
-            "**{users} users**: each replica runs the {running} that fit and **{queued} wait for a slot**; a "
+            "**{users} users**: each replica runs {running} at once and **{queued} wait for a slot**; a "
             "first token takes {ttft}, {wait} of it in the queue. The figures below are for the running batch.",
             users=f"{users:,}",
             running=f"{inference.batch:,}",

@@ -190,6 +190,10 @@ class Stack:
     serving_budget: ServingBudget = field(default_factory=ServingBudget)
     kv_auto: KvAuto = "format"
     """Its KV cache format when the user names none (:data:`KV_AUTO`)."""
+    slots: int | None = None
+    """The most sequences its server runs at once unless told (llama-server's four slots); None: as many
+    as the memory holds (a data-centre server's scheduler). It caps the batches the engine chooses (full
+    load, a queue's running batch), not one the user fixes, which is the user's own slot count."""
     """What it lets itself use of each card when it serves (``memory_fraction``, ``memory_reserve_gib``)."""
 
     @property
@@ -299,6 +303,7 @@ def _stack(row: Row) -> Stack:
         family=row.text("family", required=False),
         serving_budget=_budget(row),
         kv_auto=row.choice("kv_auto", KV_AUTO, "format"),
+        slots=row.integer("slots", required=False, maximum=10_000_000) or None,
     )
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "TYPICAL_BUDGET",
     "InferenceMemory",
     "ServingLoad",
+    "admitted",
     "held_bytes",
     "inference_memory",
     "inference_weight_bytes",
@@ -79,6 +80,8 @@ class ServingLoad(NamedTuple):
     runtime_bytes: float = RUNTIME_BYTES
     budget: ServingBudget = TYPICAL_BUDGET
     """What the serving stack lets itself use of each card."""
+    slots: int | None = None
+    """The most sequences the serving stack runs at once unless told (None: what the memory holds)."""
 
 
 class InferenceMemory(NamedTuple):
@@ -141,6 +144,15 @@ def inference_memory(
     activations = transient + logits
     total = weights + kv + activations + load.runtime_bytes
     return InferenceMemory(weights, kv, activations, load.runtime_bytes, total)
+
+
+def admitted(most: int, load: ServingLoad) -> int:
+    """Return the sequences a server runs at once when it chooses: what fits, at most its slots.
+
+    A desk server admits no more than its slots (llama-server's four since ggml-org/llama.cpp PR
+    #16736, 2025-10: ``-np`` auto); a data-centre server's scheduler admits what the memory holds.
+    """
+    return most if load.slots is None else min(most, load.slots)
 
 
 def max_batch_that_fits(

@@ -24,6 +24,7 @@ from model.inference import (
     Offload,
     ServingContext,
     ServingLoad,
+    admitted,
     ideal_decode_step,
     inference_memory,
     largest_offloaded_batch,
@@ -160,9 +161,8 @@ def serving_layouts(
         replicas = 1 if policy.one_instance else max(1, cards // (t * p * e))
         each = -(-concurrency // replicas) if concurrency else batch
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
-        candidate = InferencePlan(
-            t, p, replicas, memory, serving_fits(memory, capacity_bytes, load.budget), e, each, concurrency
-        )
+        at_once = serving_fits(memory, capacity_bytes, load.budget) and _within_slots(each, concurrency, load)
+        candidate = InferencePlan(t, p, replicas, memory, at_once, e, each, concurrency)
         if candidate.fits:
             fitting.append(candidate)
         elif fallback is None or memory.total < fallback.memory.total:
@@ -206,7 +206,8 @@ def _one_instance(
     last: InferencePlan | None = None
     for t, p, e in shapes:
         memory = inference_memory(arch, load, batch=each, tp=t, pp=p, ep=e)
-        last = InferencePlan(t, p, 1, memory, serving_fits(memory, capacity_bytes, load.budget), e, each, concurrency)
+        at_once = serving_fits(memory, capacity_bytes, load.budget) and _within_slots(each, concurrency, load)
+        last = InferencePlan(t, p, 1, memory, at_once, e, each, concurrency)
         if last.fits:
             return [last]
     if concurrency:
@@ -215,6 +216,11 @@ def _one_instance(
             return queued[:1]
     assert last is not None
     return [last]
+
+
+def _within_slots(each: int, concurrency: int | None, load: ServingLoad) -> bool:
+    """Whether a replica's share of a concurrency runs at once: within its server's slots (a fixed batch is its own)."""
+    return concurrency is None or load.slots is None or each <= load.slots
 
 
 def _queued_layouts(
@@ -229,7 +235,7 @@ def _queued_layouts(
     """Return each of ``shapes`` that holds one sequence at its largest batch, the rest of ``concurrency`` waiting."""
     queued = []
     for t, p, e in shapes:
-        most = max_batch_that_fits(arch, capacity_bytes, load, tp=t, pp=p, ep=e)
+        most = admitted(max_batch_that_fits(arch, capacity_bytes, load, tp=t, pp=p, ep=e), load)
         if most < 1:
             continue
         replicas = 1 if one_instance else max(1, cards // (t * p * e))
@@ -328,6 +334,7 @@ def serving_load(r: Resolved) -> ServingLoad:
         prompt_len=s.prompt_len,
         runtime_bytes=runtime_bytes(r.gpu.host_link),
         budget=r.serving_budget,
+        slots=r.serving_slots,
     )
 
 
@@ -350,7 +357,10 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     # The most sequences a replica holds: for every replica when the batch is "as many as fit", else
     # for the chosen one only (below), which is all the estimate reports.
     largest = (
-        {p.key: max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=p.tp, pp=p.pp, ep=p.ep) for p in plans}
+        {
+            p.key: admitted(max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=p.tp, pp=p.pp, ep=p.ep), load)
+            for p in plans
+        }
         if s.batch == "max"
         else {}
     )
@@ -372,7 +382,9 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
         plans, score, one_user=(offered or s.batch) == 1, cards=s.cards, target_tpot_s=s.target_tpot_s
     )
     if plan.key not in largest:
-        largest[plan.key] = max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
+        most = max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
+        # A concurrency is admitted by the server (its slots); a batch the user fixes is its own slot count.
+        largest[plan.key] = admitted(most, load) if offered is not None else most
     if not plan.fits and r.host is not None:
         offloaded = _offloaded_choice(r, key, eff, load, plan)
         if isinstance(offloaded, ServingChoice):
@@ -428,12 +440,13 @@ def _offloaded_choice(
             batch=plan.batch, tp=s.tp, pp=s.pp, attention_dp=1, concurrency=offered_concurrency(s),
         )[0]  # fmt: skip
     most = largest_offloaded_batch(r, load, tp=plan.tp, pp=plan.pp, capacity_bytes=gpu.capacity_bytes)
-    batch = max(1, most) if s.batch == "max" else plan.batch
+    runs = admitted(most, load)  # what the server runs at once when it chooses
+    batch = max(1, runs) if s.batch == "max" else plan.batch
     waiting = 0
     offered = offered_concurrency(s)
-    if offered is not None and batch > most >= 1:
-        # A concurrency queues on a split as on the cards alone: each replica runs the most it holds.
-        batch, waiting = most, max(0, offered - plan.dp * most)
+    if offered is not None and batch > runs >= 1:
+        # A concurrency queues on a split as on the cards alone: each replica runs the most it admits.
+        batch, waiting = runs, max(0, offered - plan.dp * runs)
     if s.requests is not None:
         batch = min(batch, job_share(s.requests, plan))
     if batch > most:
@@ -453,7 +466,7 @@ def _offloaded_choice(
     return ServingChoice(
         plan=chosen,
         ranked=[(chosen, served.tpot_s, served.tokens_per_s)],
-        largest={plan.key: most},
+        largest={plan.key: runs if s.batch == "max" or offered is not None else most},
         expected={plan.key: (context, served)},
         batch=batch,
         memory=memory,

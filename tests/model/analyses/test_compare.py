@@ -5,9 +5,10 @@ import time
 
 import pytest
 
-from model import Scenario, default_catalog, estimate, parse_user_catalog
+from model import Scenario, default_catalog, estimate, parse_user_catalog, resolve
 from model.analyses.compare import compare_gpus, cpu_versus_gpu, fewest_serving_cards, scenario_figures
 from model.scenario import with_batch
+from model.stacks import serving_policy
 from tests.catalog_rows import UNPRICED_GPU
 
 CATALOG = default_catalog()
@@ -100,12 +101,30 @@ def test_other_gpus_use_their_own_links_and_price_not_the_scenarios():
     assert row.price_per_gpu_hour == CATALOG.gpus["mi300x"].cloud_usd_per_gpu_hour
 
 
+def _one_instance(gpu_id: str) -> bool:
+    """Whether the GPU's serving stack runs one instance over the cards (a desk runner), not replicas."""
+    stack = resolve(Scenario(gpu=gpu_id), CATALOG).stack
+    return serving_policy(stack).one_instance
+
+
 def test_more_cards_never_serve_fewer_tokens_per_second():
     small = {row.gpu_id: row for row in compare_gpus(Scenario(cards=8), CATALOG)}
     large = {row.gpu_id: row for row in compare_gpus(Scenario(cards=64), CATALOG)}
     for gpu_id, row in small.items():
-        if row.serving_tokens_per_s is not None:
+        if row.serving_tokens_per_s is not None and not _one_instance(gpu_id):
             assert large[gpu_id].serving_tokens_per_s >= row.serving_tokens_per_s, gpu_id
+
+
+def test_a_desk_runner_at_its_slots_gains_nothing_from_more_cards():
+    # llama.cpp spreads one instance over every card and runs its four slots: more cards add stages, not
+    # sequences, so its full load stays four users and each extra stage costs a little.
+    small = {row.gpu_id: row for row in compare_gpus(Scenario(cards=8), CATALOG)}
+    large = {row.gpu_id: row for row in compare_gpus(Scenario(cards=64), CATALOG)}
+    desks = [gpu_id for gpu_id, row in small.items() if row.serving_tokens_per_s is not None and _one_instance(gpu_id)]
+    assert "apple-m3-max" in desks
+    for gpu_id in desks:
+        assert small[gpu_id].serving_batch == large[gpu_id].serving_batch == 4, gpu_id
+        assert large[gpu_id].serving_tokens_per_s == pytest.approx(small[gpu_id].serving_tokens_per_s, rel=0.05)
 
 
 def test_comparing_every_gpu_stays_well_under_twenty_milliseconds():

@@ -71,3 +71,16 @@ def test_a_stack_falls_back_on_its_familys_constants_and_an_unknown_family_is_re
     assert own["kernel_floor_s"] == stacks["llamacpp"].constants.get("kernel_floor_s", 3.0e-6)
     with pytest.raises(CatalogError, match="field 'family': unknown family 'garage'"):
         read_stacks(_with("mlx", family="garage"))
+
+
+@pytest.mark.parametrize("slots", [0, -4, 2.5, "four", True])
+def test_slots_must_be_a_whole_count(slots: object) -> None:
+    with pytest.raises(CatalogError, match=r"row 'llamacpp', field 'slots': must be a whole number from 1"):
+        read_stacks(_with("llamacpp", slots=slots))
+
+
+def test_the_desk_servers_carry_their_documented_slots_and_data_centre_servers_none() -> None:
+    stacks, _, _ = read_stacks(DOCUMENT)
+    assert stacks["llamacpp"].slots == 4  # llama-server -np auto (PR #16736)
+    assert stacks["ollama"].slots == 1  # OLLAMA_NUM_PARALLEL, docs/faq.mdx
+    assert stacks["vllm"].slots is None and stacks["typical"].slots is None
