@@ -1,4 +1,4 @@
-"""A desk server's slots (data/stacks.yaml ``slots``): they cap the batch the engine chooses, never one the user fixes."""
+"""A desk server's slots (data/stacks.yaml): they cap the batch the engine chooses, never one the user fixes."""
 
 import dataclasses
 
