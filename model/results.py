@@ -208,8 +208,7 @@ NOTES: dict[str, str] = {
         " and a sequence waits {wait} on average before its first token"
     ),
     "inference_slots": (
-        "{stack}'s server runs {slots} at a time unless told (its default slots); a batch you set is its slot"
-        " count"
+        "{stack}'s server runs {slots} at a time unless told (its default slots); a batch you set is its slot count"
     ),
     "inference_offloaded_layers": (
         "fits with offload: {on_card} of {layers} layers on the card, {host} in host memory, {rate} tokens/s per user"
