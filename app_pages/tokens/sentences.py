@@ -133,6 +133,7 @@ def metric_rows(
     prompt_len: int,
     reason: str,
     budget: ServingBudget,
+    slots: int | None = None,
 ) -> list[list[dict[str, Any]]]:
     """Return the page's two rows of metrics as ``st.metric`` keyword arguments.
 
@@ -150,6 +151,7 @@ def metric_rows(
         prompt_len: tokens of each prompt.
         reason: why the chosen batch cannot run ('' when it fits).
         budget: the serving stack's budget of each card, which the largest batch's help names.
+        slots: what its server runs at once unless told (None: what fits), said under the largest batch.
     """
     at = tr("At batch {batch}.", batch=f"{serving.batch:,}")
     labels = (tr("Time to first token"), tr("Time per output token"), tr("Tokens/s per user"), tr("Tokens/s in total"))
@@ -192,17 +194,32 @@ def metric_rows(
         ]
     else:
         first = [_not_run(label, reason) for label in labels]
-    return [first, _limit_metrics(serving, knee, fit, target_ms, reason, budget)]
+    return [first, _limit_metrics(serving, knee, fit, target_ms, reason, budget, slots)]
 
 
 def _limit_metrics(
-    serving: InferenceEstimate, knee: Knee, fit: LatencyFit, target_ms: float, reason: str, budget: ServingBudget
+    serving: InferenceEstimate,
+    knee: Knee,
+    fit: LatencyFit,
+    target_ms: float,
+    reason: str,
+    budget: ServingBudget,
+    slots: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The second row: the knee, the largest batch that fits, and the largest batch within the target."""
+    """The second row: the knee, the largest batch that fits, and the largest batch within the target.
+
+    A desk server that runs fewer slots than fit unless told says so under the largest batch.
+    """
+    if serving.max_batch < 1:
+        caption = _quiet(tr("nothing fits"))
+    elif slots is not None and slots < serving.max_batch:
+        caption = _quiet(tr("its server runs {slots} unless told", slots=f"{slots:,}"))
+    else:
+        caption = {}
     largest = {
         "label": tr("Largest batch"),
         "value": f"{serving.max_batch:,}",
-        **(_quiet(tr("nothing fits")) if serving.max_batch < 1 else {}),
+        **caption,
         "help": tr(
             "Concurrent sequences per replica that fit at this prompt + output length. {budget}",
             budget=budget_text(budget),

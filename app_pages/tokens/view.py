@@ -141,9 +141,11 @@ def tokens_view(
     title = tr(
         "{model} on {cards} × {gpu}", model=result.inputs["model_name"], cards=f"{scenario.cards:,}", gpu=gpu.short_name
     )
+    resolved = result.resolved
     metrics = metric_rows(
-        serving, chosen, knee, fit, target_ms, scenario.prompt_len, reason, result.resolved.serving_budget
-    )
+        serving, chosen, knee, fit, target_ms, scenario.prompt_len, reason, resolved.serving_budget,
+        resolved.serving_slots,
+    )  # fmt: skip
     return TokensView(
         title=title,
         tag=tr("Tokens/s · {scenario}", scenario=scenario_tag(result)),

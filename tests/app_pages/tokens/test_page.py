@@ -183,3 +183,11 @@ def test_on_eight_cards_the_largest_batch_and_the_slider_follow_the_engines_repl
     assert max(_slider_batches(at)) == serving.max_batch
     replica = f"tp {serving.tp} × pp {serving.pp}"
     assert any(replica in caption.value for caption in at.caption)
+
+
+def test_a_desk_server_says_it_runs_its_slots_under_the_largest_batch():
+    mac = open_page("tokens", gpu="apple-m3-max", precision="q4_k_m")
+    largest = next(metric for metric in mac.metric if metric.label == "Largest batch")
+    assert int(largest.value.replace(",", "")) > 4 and largest.delta == "its server runs 4 unless told"
+    server = open_page("tokens", **ONE_H100)
+    assert next(metric for metric in server.metric if metric.label == "Largest batch").delta in (None, "")
