@@ -28,7 +28,7 @@ from model.layouts.serving import plan_serving, serving_load
 from model.memory import TrainingRegime, training_regime
 from model.precision import UNTRAINABLE_PRECISIONS, compute_precision
 from model.results import Estimate, InferenceEstimate, Note, Range, TrainingEstimate
-from model.scenario import Resolved, Scenario, offered_concurrency, resolve, trains_adapters
+from model.scenario import Resolved, Scenario, engine_sets_batch, offered_concurrency, resolve, trains_adapters
 from model.stacks import serving_efficiencies, serving_stack, training_efficiencies, training_knobs
 from model.training import StepTime, wall_time
 from model.units import HOUR_S, format_duration, format_gb
@@ -250,7 +250,7 @@ def _inference(
         }
         notes.append(Note("inference_queued", queue))
     slots = r.serving_slots
-    if fits and slots is not None and batch == slots and (s.batch == "max" or offered_concurrency(s) is not None):
+    if fits and slots is not None and batch == slots and engine_sets_batch(s):
         notes.append(Note("inference_slots", {"stack": serving_stack(r.stack).name, "slots": f"{slots:,}"}))
     first = choice.expected[plan.key][1]
     price = r.price_per_gpu_hour

@@ -55,6 +55,7 @@ __all__ = [
     "check_layout",
     "default_cards",
     "dram_bandwidth_gb_s",
+    "engine_sets_batch",
     "offered_concurrency",
     "resolve",
     "trains_adapters",
@@ -241,6 +242,14 @@ def offered_concurrency(scenario: Scenario) -> int | None:
     if scenario.requests is not None and scenario.batch == 1:
         return scenario.requests
     return None
+
+
+def engine_sets_batch(scenario: Scenario) -> bool:
+    """Return whether the engine chooses the running batch: full load (batch "max") or what a concurrency admits.
+
+    Only then does a server's default slot count cap it; a batch the user fixes is their own slot count.
+    """
+    return scenario.batch == "max" or offered_concurrency(scenario) is not None
 
 
 def with_batch(scenario: Scenario, batch: int | Literal["max"]) -> Scenario:

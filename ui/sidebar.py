@@ -108,12 +108,11 @@ def init_state() -> None:
             state[key] = value
         state[_WARNINGS] = warnings + control_warnings
         state[_LOADED] = True
-        for key, control in CONTROLS.items():
-            state.setdefault(key, control.default)
         # A link without a card count means the GPU's default: one machine on a desk, else a node.
+        gpu = state.get(GPU, CONTROLS[GPU].default)
         if CARDS not in values:
-            state[CARDS] = _default_cards(state[GPU])
-        state[_CARDS_FOR] = state[GPU]
+            state[CARDS] = _default_cards(gpu)
+        state[_CARDS_FOR] = gpu
     for key, control in CONTROLS.items():
         if key not in state:
             state[key] = control.default

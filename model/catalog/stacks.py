@@ -188,13 +188,13 @@ class Stack:
     family_constants: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     """Its family's constants, which its own override (filled from the family when the file is read)."""
     serving_budget: ServingBudget = field(default_factory=ServingBudget)
+    """What it lets itself use of each card when it serves (``memory_fraction``, ``memory_reserve_gib``)."""
     kv_auto: KvAuto = "format"
     """Its KV cache format when the user names none (:data:`KV_AUTO`)."""
     slots: int | None = None
     """The most sequences its server runs at once unless told (llama-server's four slots); None: as many
     as the memory holds (a data-centre server's scheduler). It caps the batches the engine chooses (full
     load, a queue's running batch), not one the user fixes, which is the user's own slot count."""
-    """What it lets itself use of each card when it serves (``memory_fraction``, ``memory_reserve_gib``)."""
 
     @property
     def effective_constants(self) -> Mapping[str, float]:

@@ -40,7 +40,7 @@ from model.layouts.grid import model_parallel_pairs, powers_of_two
 from model.layouts.training import CANDIDATES_SHOWN
 from model.memory import runtime_bytes
 from model.results import ServingCandidate
-from model.scenario import Resolved, offered_concurrency
+from model.scenario import Resolved, Scenario, engine_sets_batch, offered_concurrency
 from model.stacks import SEARCH, ServingPolicy, serving_policy
 
 __all__ = [
@@ -358,7 +358,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     # for the chosen one only (below), which is all the estimate reports.
     largest = (
         {
-            p.key: admitted(max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=p.tp, pp=p.pp, ep=p.ep), load)
+            p.key: _runs(max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=p.tp, pp=p.pp, ep=p.ep), load, s)
             for p in plans
         }
         if s.batch == "max"
@@ -383,8 +383,7 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     )
     if plan.key not in largest:
         most = max_batch_that_fits(arch, gpu.capacity_bytes, load, tp=plan.tp, pp=plan.pp, ep=plan.ep)
-        # A concurrency is admitted by the server (its slots); a batch the user fixes is its own slot count.
-        largest[plan.key] = admitted(most, load) if offered is not None else most
+        largest[plan.key] = _runs(most, load, s)
     if not plan.fits and r.host is not None:
         offloaded = _offloaded_choice(r, key, eff, load, plan)
         if isinstance(offloaded, ServingChoice):
@@ -414,6 +413,11 @@ def plan_serving(r: Resolved, key: str, eff: Efficiencies) -> ServingChoice:
     return _SERVING_CHOICES.put((r, eff), choice)
 
 
+def _runs(most: int, load: ServingLoad, s: Scenario) -> int:
+    """Return the most sequences a replica runs: ``most`` that fit, capped by the server's slots when it chooses."""
+    return admitted(most, load) if engine_sets_batch(s) else most
+
+
 def job_share(requests: int, plan: InferencePlan) -> int:
     """Return the most requests of a batch job one of ``plan``'s replicas serves (an even split, rounded up)."""
     return max(1, -(-requests // plan.dp))
@@ -440,7 +444,7 @@ def _offloaded_choice(
             batch=plan.batch, tp=s.tp, pp=s.pp, attention_dp=1, concurrency=offered_concurrency(s),
         )[0]  # fmt: skip
     most = largest_offloaded_batch(r, load, tp=plan.tp, pp=plan.pp, capacity_bytes=gpu.capacity_bytes)
-    runs = admitted(most, load)  # what the server runs at once when it chooses
+    runs = _runs(most, load, s)
     batch = max(1, runs) if s.batch == "max" else plan.batch
     waiting = 0
     offered = offered_concurrency(s)
@@ -466,7 +470,7 @@ def _offloaded_choice(
     return ServingChoice(
         plan=chosen,
         ranked=[(chosen, served.tpot_s, served.tokens_per_s)],
-        largest={plan.key: runs if s.batch == "max" or offered is not None else most},
+        largest={plan.key: runs},
         expected={plan.key: (context, served)},
         batch=batch,
         memory=memory,
